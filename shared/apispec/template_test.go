@@ -1,0 +1,712 @@
+package apispec_test
+
+// Checks that template.yaml (AWS SAM), the Makefile and the OpenAPI document
+// describe the same service.
+//
+// The template is parsed with goformation v7. goformation resolves Ref to a
+// parameter's default and GetAtt to nothing, and it types an Api's
+// GatewayResponses as map[string]string, which SAM's object form cannot
+// unmarshal into; where goformation cannot give the value a check needs, the
+// check reads the same file as yaml.v3 nodes.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/awslabs/goformation/v7"
+	"github.com/awslabs/goformation/v7/cloudformation"
+	"github.com/awslabs/goformation/v7/cloudformation/global"
+	"github.com/awslabs/goformation/v7/cloudformation/serverless"
+	"github.com/awslabs/goformation/v7/intrinsics"
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentplatform/workspaceapi/shared/apispec"
+)
+
+const (
+	repoRoot     = "../.."
+	templatePath = repoRoot + "/template.yaml"
+	makefilePath = repoRoot + "/Makefile"
+)
+
+// samTemplate is template.yaml seen two ways: as goformation parsed it, and as
+// yaml.v3 nodes for what goformation cannot tell.
+type samTemplate struct {
+	cfn  *cloudformation.Template
+	root *yaml.Node // the top-level mapping
+}
+
+func loadTemplate(t *testing.T) *samTemplate {
+	t.Helper()
+	raw, err := os.ReadFile(templatePath)
+	if err != nil {
+		t.Fatalf("read %s: %v", templatePath, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%s is not valid YAML: %v", templatePath, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		t.Fatalf("%s: want one YAML document holding a mapping", templatePath)
+	}
+
+	cfn, err := goformation.Open(templatePath)
+	if err != nil {
+		if !strings.Contains(err.Error(), "GatewayResponses") {
+			t.Fatalf("goformation.Open(%s): %v", templatePath, err)
+		}
+		// goformation v7's serverless.Api declares GatewayResponses as
+		// map[string]string; SAM (and this template) gives each response as an
+		// object. Parse everything else with goformation; the gateway
+		// responses are checked from the YAML nodes.
+		t.Logf("goformation.Open: %v; GatewayResponses are read with yaml.v3 instead", err)
+		cfn, err = parseWithoutGatewayResponses(raw)
+		if err != nil {
+			t.Fatalf("goformation could not parse %s even with the Api GatewayResponses set aside: %v", templatePath, err)
+		}
+	}
+	return &samTemplate{cfn: cfn, root: doc.Content[0]}
+}
+
+// parseWithoutGatewayResponses runs goformation's own pipeline (intrinsic
+// processing, then unmarshalling into cloudformation.Template) on the template
+// with the GatewayResponses of every AWS::Serverless::Api removed.
+func parseWithoutGatewayResponses(raw []byte) (*cloudformation.Template, error) {
+	processed, err := intrinsics.ProcessYAML(raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(processed, &m); err != nil {
+		return nil, err
+	}
+	resources, _ := m["Resources"].(map[string]any)
+	for _, r := range resources {
+		res, _ := r.(map[string]any)
+		if res["Type"] != "AWS::Serverless::Api" {
+			continue
+		}
+		if props, ok := res["Properties"].(map[string]any); ok {
+			delete(props, "GatewayResponses")
+		}
+	}
+	stripped, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return goformation.ParseJSON(stripped)
+}
+
+// node returns the value at keys under n (mappings only), or nil.
+func node(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, key := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = n.Content[i+1]
+				break
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+func (s *samTemplate) resourceNode(id string, keys ...string) *yaml.Node {
+	return node(s.root, append([]string{"Resources", id}, keys...)...)
+}
+
+// resourceIDs returns the logical ids of the template's resources of type typ, sorted.
+func (s *samTemplate) resourceIDs(typ string) []string {
+	var ids []string
+	for id, res := range s.cfn.Resources {
+		if res.AWSCloudFormationType() == typ {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// refTarget returns the name n refers to with Ref (!Ref X or {Ref: X}), or "".
+func refTarget(n *yaml.Node) string {
+	switch {
+	case n == nil:
+		return ""
+	case n.Kind == yaml.ScalarNode && n.Tag == "!Ref":
+		return n.Value
+	case n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "Ref" && n.Content[1].Kind == yaml.ScalarNode:
+		return n.Content[1].Value
+	}
+	return ""
+}
+
+// getAttTarget returns the resource and attribute of !GetAtt R.A,
+// !GetAtt [R, A], {Fn::GetAtt: R.A} or {Fn::GetAtt: [R, A]}; ok is false otherwise.
+func getAttTarget(n *yaml.Node) (resource, attribute string, ok bool) {
+	if n == nil {
+		return "", "", false
+	}
+	arg := n
+	if n.Tag != "!GetAtt" {
+		if n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Value != "Fn::GetAtt" {
+			return "", "", false
+		}
+		arg = n.Content[1]
+	}
+	switch arg.Kind {
+	case yaml.ScalarNode:
+		resource, attribute, ok = strings.Cut(arg.Value, ".")
+		return resource, attribute, ok
+	case yaml.SequenceNode:
+		if len(arg.Content) == 2 {
+			return arg.Content[0].Value, arg.Content[1].Value, true
+		}
+	}
+	return "", "", false
+}
+
+// literal returns n's value when it is a plain scalar (no intrinsic tag).
+func literal(n *yaml.Node) (string, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// ---------------------------------------------------------------------------
+
+func TestTemplateParses(t *testing.T) {
+	tpl := loadTemplate(t)
+	if got := len(tpl.resourceIDs("AWS::Serverless::Api")); got != 1 {
+		t.Errorf("AWS::Serverless::Api resources: got %d, want 1", got)
+	}
+	if got := len(tpl.resourceIDs("AWS::Serverless::Function")); got == 0 {
+		t.Errorf("AWS::Serverless::Function resources: got 0, want at least 1")
+	}
+	if tpl.cfn.Transform == nil || tpl.cfn.Transform.String == nil || *tpl.cfn.Transform.String != "AWS::Serverless-2016-10-31" {
+		t.Errorf("Transform: want AWS::Serverless-2016-10-31")
+	}
+}
+
+type gatewayResponse struct {
+	StatusCode         string `yaml:"StatusCode"`
+	ResponseParameters struct {
+		Headers map[string]string `yaml:"Headers"`
+	} `yaml:"ResponseParameters"`
+	ResponseTemplates map[string]string `yaml:"ResponseTemplates"`
+}
+
+// gatewayResponses reads the GatewayResponses of the Api apiID from the YAML.
+func gatewayResponses(t *testing.T, tpl *samTemplate, apiID string) map[string]gatewayResponse {
+	t.Helper()
+	n := tpl.resourceNode(apiID, "Properties", "GatewayResponses")
+	if n == nil {
+		t.Fatalf("%s: no Properties.GatewayResponses", apiID)
+	}
+	var out map[string]gatewayResponse
+	if err := n.Decode(&out); err != nil {
+		t.Fatalf("%s: GatewayResponses: %v", apiID, err)
+	}
+	return out
+}
+
+// sampleMessage stands in for the message API Gateway fills in.
+const sampleMessage = `Missing Authentication Token`
+
+// renderGatewayTemplate renders a gateway response body template the way API
+// Gateway would for an error whose message is sampleMessage: it substitutes
+// $context.error.messageString (the message as a quoted JSON string) and
+// $context.error.message (the bare message). Any other VTL is an error: the
+// body must stay predictable.
+func renderGatewayTemplate(tmpl string) (string, error) {
+	quoted, err := json.Marshal(sampleMessage)
+	if err != nil {
+		return "", err
+	}
+	out := strings.ReplaceAll(tmpl, "$context.error.messageString", string(quoted))
+	out = strings.ReplaceAll(out, "$context.error.message", sampleMessage)
+	for _, vtl := range []string{"$context", "$input", "$util", "$stageVariables", "${", "#set", "#if", "#foreach"} {
+		if strings.Contains(out, vtl) {
+			return "", fmt.Errorf("template uses %s, which this check does not render", vtl)
+		}
+	}
+	return out, nil
+}
+
+// checkErrorBody returns an error unless body is a JSON object with exactly
+// one key, "error", holding a string.
+func checkErrorBody(body string) error {
+	dec := json.NewDecoder(strings.NewReader(body))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("not JSON: %v", err)
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("got %T, want a JSON object", v)
+	}
+	if keys := slices.Sorted(maps.Keys(obj)); !slices.Equal(keys, []string{"error"}) {
+		return fmt.Errorf("keys %q, want exactly [\"error\"]", keys)
+	}
+	if _, ok := obj["error"].(string); !ok {
+		return fmt.Errorf("error is %T, want a string", obj["error"])
+	}
+	return nil
+}
+
+func TestGatewayResponses(t *testing.T) {
+	tpl := loadTemplate(t)
+	apis := tpl.resourceIDs("AWS::Serverless::Api")
+	if len(apis) == 0 {
+		t.Fatalf("no AWS::Serverless::Api in %s", templatePath)
+	}
+	required := []struct {
+		responseType string
+		wantStatus   string // "" when the type sets no fixed status
+		wantClass    byte   // first digit the status must have when set
+	}{
+		{"UNAUTHORIZED", "401", '4'},
+		{"ACCESS_DENIED", "403", '4'},
+		{"MISSING_AUTHENTICATION_TOKEN", "404", '4'},
+		{"THROTTLED", "429", '4'},
+		{"DEFAULT_4XX", "", '4'},
+		{"DEFAULT_5XX", "", '5'},
+	}
+	for _, apiID := range apis {
+		responses := gatewayResponses(t, tpl, apiID)
+		for _, tt := range required {
+			t.Run(apiID+"/required/"+tt.responseType, func(t *testing.T) {
+				r, ok := responses[tt.responseType]
+				if !ok {
+					t.Fatalf("GatewayResponses.%s: missing", tt.responseType)
+				}
+				if tt.wantStatus != "" && r.StatusCode != tt.wantStatus {
+					t.Errorf("GatewayResponses.%s.StatusCode: got %q, want %q", tt.responseType, r.StatusCode, tt.wantStatus)
+				}
+				if r.StatusCode != "" && r.StatusCode[0] != tt.wantClass {
+					t.Errorf("GatewayResponses.%s.StatusCode: got %q, want %cxx", tt.responseType, r.StatusCode, tt.wantClass)
+				}
+			})
+		}
+		for _, responseType := range slices.Sorted(maps.Keys(responses)) {
+			r := responses[responseType]
+			t.Run(apiID+"/body/"+responseType, func(t *testing.T) {
+				if r.StatusCode != "" && r.StatusCode[0] != '4' && r.StatusCode[0] != '5' {
+					t.Errorf("StatusCode: got %q, want a 4xx or 5xx status", r.StatusCode)
+				}
+				if got, want := r.ResponseParameters.Headers["Content-Type"], "'application/json'"; got != want {
+					t.Errorf("ResponseParameters.Headers.Content-Type: got %q, want %q", got, want)
+				}
+				if _, ok := r.ResponseTemplates["application/json"]; !ok {
+					t.Errorf("ResponseTemplates: got types %q, want application/json", slices.Sorted(maps.Keys(r.ResponseTemplates)))
+				}
+				for _, mediaType := range slices.Sorted(maps.Keys(r.ResponseTemplates)) {
+					body, err := renderGatewayTemplate(r.ResponseTemplates[mediaType])
+					if err == nil {
+						err = checkErrorBody(body)
+					}
+					if err != nil {
+						t.Errorf("ResponseTemplates[%s] = %q: %v; want a body like {\"error\": \"...\"}", mediaType, r.ResponseTemplates[mediaType], err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// templateRoutes returns "METHOD /path" of every Api event of every function,
+// and for each route the event that declares it ("Function.Event").
+func templateRoutes(t *testing.T, tpl *samTemplate) map[string][]string {
+	t.Helper()
+	routes := map[string][]string{}
+	fns := tpl.cfn.GetAllServerlessFunctionResources()
+	for _, fnID := range slices.Sorted(maps.Keys(fns)) {
+		fn := fns[fnID]
+		for _, evName := range slices.Sorted(maps.Keys(fn.Events)) {
+			ev := fn.Events[evName]
+			where := fnID + ".Events." + evName
+			switch ev.Type {
+			case "Api":
+			case "HttpApi":
+				t.Errorf("%s: an HttpApi event; routes must be Api events of the REST API", where)
+				continue
+			default:
+				continue
+			}
+			var path, method string
+			if ev.Properties != nil && ev.Properties.ApiEvent != nil {
+				path, method = ev.Properties.ApiEvent.Path, ev.Properties.ApiEvent.Method
+			}
+			// goformation picks the event's shape by trial decoding; fall back
+			// to the YAML when it did not come out as an ApiEvent.
+			if path == "" || method == "" {
+				var okP, okM bool
+				path, okP = literal(tpl.resourceNode(fnID, "Properties", "Events", evName, "Properties", "Path"))
+				method, okM = literal(tpl.resourceNode(fnID, "Properties", "Events", evName, "Properties", "Method"))
+				if !okP || !okM {
+					t.Errorf("%s: want literal Properties.Path and Properties.Method", where)
+					continue
+				}
+			}
+			method = strings.ToUpper(method)
+			if method == "ANY" {
+				t.Errorf("%s: method ANY; declare each method the route serves", where)
+				continue
+			}
+			route := method + " " + path
+			routes[route] = append(routes[route], fnID+"."+evName)
+		}
+	}
+	return routes
+}
+
+func TestRoutesMatchOpenAPI(t *testing.T) {
+	tpl := loadTemplate(t)
+	doc, err := apispec.Load(t.Context())
+	if err != nil {
+		t.Fatalf("apispec.Load: %v", err)
+	}
+	routes := templateRoutes(t, tpl)
+	for route, events := range routes {
+		if len(events) > 1 {
+			t.Errorf("route %s is declared by several events: %q", route, events)
+		}
+	}
+	got := slices.Sorted(maps.Keys(routes))
+	want := apispec.Operations(doc)
+
+	var onlyTemplate, onlyDoc []string
+	for _, r := range got {
+		if !slices.Contains(want, r) {
+			onlyTemplate = append(onlyTemplate, fmt.Sprintf("%s (%s)", r, strings.Join(routes[r], ", ")))
+		}
+	}
+	for _, r := range want {
+		if !slices.Contains(got, r) {
+			onlyDoc = append(onlyDoc, r)
+		}
+	}
+	if len(onlyTemplate) > 0 || len(onlyDoc) > 0 {
+		t.Errorf("template routes and OpenAPI operations differ\n  in template.yaml only: %q\n  in openapi.yaml only:  %q\n  template: %q\n  openapi:  %q",
+			onlyTemplate, onlyDoc, got, want)
+	}
+}
+
+// TestApiEventsUseTheApi checks that every Api event is attached to the
+// template's AWS::Serverless::Api (and so to its authorizer and gateway
+// responses) rather than to SAM's implicit API. goformation resolves
+// RestApiId: !Ref Api to nothing, so this reads the YAML.
+func TestApiEventsUseTheApi(t *testing.T) {
+	tpl := loadTemplate(t)
+	apis := tpl.resourceIDs("AWS::Serverless::Api")
+	fns := tpl.cfn.GetAllServerlessFunctionResources()
+	for _, fnID := range slices.Sorted(maps.Keys(fns)) {
+		for _, evName := range slices.Sorted(maps.Keys(fns[fnID].Events)) {
+			if fns[fnID].Events[evName].Type != "Api" {
+				continue
+			}
+			t.Run(fnID+"/"+evName, func(t *testing.T) {
+				ref := refTarget(tpl.resourceNode(fnID, "Properties", "Events", evName, "Properties", "RestApiId"))
+				if !slices.Contains(apis, ref) {
+					t.Errorf("RestApiId: got !Ref %q, want !Ref to one of %q", ref, apis)
+				}
+				if ev := fns[fnID].Events[evName].Properties; ev != nil && ev.ApiEvent != nil && ev.ApiEvent.Auth != nil {
+					if a := ev.ApiEvent.Auth.Authorizer; a != nil && *a != "" {
+						t.Errorf("Auth.Authorizer: got %q, want the Api's default authorizer (no override)", *a)
+					}
+				}
+			})
+		}
+	}
+}
+
+// functionSetting returns a function's setting name (Runtime, Handler or
+// Architectures, joined with ","): its own when set, else the one from
+// Globals.Function, as goformation parsed them; when goformation has neither,
+// the YAML is read. ok is false when the setting is absent or not a literal.
+func functionSetting(tpl *samTemplate, globals *global.Function, fnID string, fn *serverless.Function, name string) (string, bool) {
+	var own, glob *string
+	switch name {
+	case "Runtime":
+		own = fn.Runtime
+		if globals != nil {
+			glob = globals.Runtime
+		}
+	case "Handler":
+		own = fn.Handler
+		if globals != nil {
+			glob = globals.Handler
+		}
+	case "Architectures":
+		if fn.Architectures != nil {
+			s := strings.Join(fn.Architectures, ",")
+			own = &s
+		}
+		if globals != nil && globals.Architectures != nil {
+			s := strings.Join(*globals.Architectures, ",")
+			glob = &s
+		}
+	}
+	if own != nil {
+		return *own, true
+	}
+	if glob != nil {
+		return *glob, true
+	}
+	for _, n := range []*yaml.Node{tpl.resourceNode(fnID, "Properties", name), node(tpl.root, "Globals", "Function", name)} {
+		if n == nil {
+			continue
+		}
+		if n.Kind == yaml.SequenceNode {
+			var parts []string
+			for _, c := range n.Content {
+				v, ok := literal(c)
+				if !ok {
+					return "", false
+				}
+				parts = append(parts, v)
+			}
+			return strings.Join(parts, ","), true
+		}
+		return literal(n)
+	}
+	return "", false
+}
+
+func TestFunctionsSettings(t *testing.T) {
+	tpl := loadTemplate(t)
+	globals, err := tpl.cfn.GetServerlessGlobalFunction()
+	if err != nil {
+		globals = nil // no Globals.Function: every function must set its own
+	}
+	fns := tpl.cfn.GetAllServerlessFunctionResources()
+	if len(fns) == 0 {
+		t.Fatalf("no AWS::Serverless::Function in %s", templatePath)
+	}
+	for _, fnID := range slices.Sorted(maps.Keys(fns)) {
+		fn := fns[fnID]
+		t.Run(fnID, func(t *testing.T) {
+			for _, tt := range []struct{ setting, want string }{
+				{"Runtime", "provided.al2023"},
+				{"Architectures", "arm64"},
+				{"Handler", "bootstrap"},
+			} {
+				got, ok := functionSetting(tpl, globals, fnID, fn, tt.setting)
+				if !ok || got != tt.want {
+					t.Errorf("%s (own or Globals.Function): got %q (set: %v), want %q", tt.setting, got, ok, tt.want)
+				}
+			}
+			if got := fmt.Sprint(fn.AWSCloudFormationMetadata["BuildMethod"]); got != "makefile" {
+				t.Errorf("Metadata.BuildMethod: got %q, want %q", got, "makefile")
+			}
+		})
+	}
+}
+
+// makeTarget is one build-<LogicalId> target of the Makefile.
+type makeTarget struct {
+	line   int
+	recipe string // the recipe lines (inline after ";" and tab-indented), joined
+}
+
+var (
+	makeTargetLine = regexp.MustCompile(`^(build-[A-Za-z0-9]+)\s*:([^=].*)?$`)
+	// $(call build_lambda,<dir>): <dir> is the call's second argument.
+	buildLambdaCall = regexp.MustCompile(`\$\(call\s+build_lambda\s*,\s*([^,()\s]+)\s*(?:,[^()]*)?\)`)
+	// A recipe that names the package directly: go build ... ./functions/<dir>
+	functionsDir = regexp.MustCompile(`(?:^|[\s=])(?:\./)?functions/([A-Za-z0-9_.-]+)/?(?:\s|$)`)
+)
+
+// parseMakefile returns the Makefile's build-* targets and whether it
+// defines the build_lambda macro, or an error when it cannot be read.
+func parseMakefile(path string) (map[string]makeTarget, bool, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	targets := map[string]makeTarget{}
+	definesMacro := false
+	macroDef := regexp.MustCompile(`^(?:define\s+build_lambda\b|build_lambda\s*[:+?]?=)`)
+	current := ""
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if macroDef.MatchString(line) {
+			definesMacro = true
+		}
+		if strings.HasPrefix(line, "\t") {
+			if current != "" {
+				tg := targets[current]
+				tg.recipe += "\n" + strings.TrimSpace(line)
+				targets[current] = tg
+			}
+			continue
+		}
+		current = ""
+		m := makeTargetLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		current = m[1]
+		tg := makeTarget{line: n}
+		if _, inline, ok := strings.Cut(m[2], ";"); ok {
+			tg.recipe = strings.TrimSpace(inline)
+		}
+		targets[current] = tg
+	}
+	return targets, definesMacro, sc.Err()
+}
+
+// recipeDir returns the functions/<dir> the recipe builds, or "".
+func recipeDir(recipe string) string {
+	if m := buildLambdaCall.FindStringSubmatch(recipe); m != nil {
+		return m[1]
+	}
+	if m := functionsDir.FindStringSubmatch(recipe); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func TestParseMakefileTargets(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "Makefile")
+	content := "define build_lambda\n\tGOOS=linux go build -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(1)\nendef\n" +
+		".PHONY: build-InvitesFunction build-AuthorizerFunction\n" +
+		"build-InvitesFunction: ; $(call build_lambda,invites)\n" +
+		"build-AuthorizerFunction:\n\t$(call build_lambda, authorizer )\n" +
+		"build-OtherFunction:\n\tgo build -o $(ARTIFACTS_DIR)/bootstrap ./functions/other\n" +
+		"build-EmptyFunction:\n"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	targets, macro, err := parseMakefile(path)
+	if err != nil {
+		t.Fatalf("parseMakefile: %v", err)
+	}
+	if !macro {
+		t.Errorf("definesMacro: got false, want true")
+	}
+	tests := []struct{ target, wantDir string }{
+		{"build-InvitesFunction", "invites"},
+		{"build-AuthorizerFunction", "authorizer"},
+		{"build-OtherFunction", "other"},
+		{"build-EmptyFunction", ""},
+	}
+	for _, tt := range tests {
+		tg, ok := targets[tt.target]
+		if !ok {
+			t.Errorf("target %s: not found", tt.target)
+			continue
+		}
+		if got := recipeDir(tg.recipe); got != tt.wantDir {
+			t.Errorf("target %s: dir got %q, want %q (recipe %q)", tt.target, got, tt.wantDir, tg.recipe)
+		}
+	}
+}
+
+// TestFunctionsBuildWithMakefile checks that `sam build` can build every
+// function: a build-<LogicalId> target in the Makefile whose recipe builds
+// ./functions/<dir>, a package main.
+func TestFunctionsBuildWithMakefile(t *testing.T) {
+	tpl := loadTemplate(t)
+	targets, definesMacro, err := parseMakefile(makefilePath)
+	if err != nil {
+		t.Fatalf("read %s: %v", makefilePath, err)
+	}
+	fns := tpl.resourceIDs("AWS::Serverless::Function")
+	for _, fnID := range fns {
+		t.Run(fnID, func(t *testing.T) {
+			target := "build-" + fnID
+			tg, ok := targets[target]
+			if !ok {
+				t.Fatalf("Makefile: no target %s (want a line like `%s: ; $(call build_lambda,<dir>)`)", target, target)
+			}
+			if strings.Contains(tg.recipe, "build_lambda") && !definesMacro {
+				t.Errorf("Makefile:%d: %s calls build_lambda, which the Makefile does not define", tg.line, target)
+			}
+			dir := recipeDir(tg.recipe)
+			if dir == "" {
+				t.Fatalf("Makefile:%d: recipe of %s = %q: want $(call build_lambda,<dir>) or a build of ./functions/<dir>", tg.line, target, tg.recipe)
+			}
+			mainGo := filepath.Join(repoRoot, "functions", dir, "main.go")
+			f, err := parser.ParseFile(token.NewFileSet(), mainGo, nil, parser.PackageClauseOnly)
+			if err != nil {
+				t.Fatalf("%s builds ./functions/%s: %v", target, dir, err)
+			}
+			if got := f.Name.Name; got != "main" {
+				t.Errorf("%s: package %s, want package main", mainGo, got)
+			}
+		})
+	}
+}
+
+func TestDefaultAuthorizer(t *testing.T) {
+	tpl := loadTemplate(t)
+	apis := tpl.cfn.GetAllServerlessApiResources()
+	if len(apis) == 0 {
+		t.Fatalf("no AWS::Serverless::Api in %s", templatePath)
+	}
+	for _, apiID := range slices.Sorted(maps.Keys(apis)) {
+		api := apis[apiID]
+		t.Run(apiID, func(t *testing.T) {
+			if api.Auth == nil || api.Auth.DefaultAuthorizer == nil || *api.Auth.DefaultAuthorizer == "" {
+				t.Fatalf("Auth.DefaultAuthorizer: not set")
+			}
+			name := *api.Auth.DefaultAuthorizer
+			authorizers, _ := api.Auth.Authorizers.(map[string]any)
+			authorizer, ok := authorizers[name].(map[string]any)
+			if !ok {
+				t.Fatalf("Auth.Authorizers.%s: missing (default authorizer %q)", name, name)
+			}
+			where := "Auth.Authorizers." + name
+			if got := authorizer["FunctionPayloadType"]; got != "REQUEST" {
+				t.Errorf("%s.FunctionPayloadType: got %v, want REQUEST", where, got)
+			}
+			identity, _ := authorizer["Identity"].(map[string]any)
+			headers, _ := identity["Headers"].([]any)
+			if got := fmt.Sprint(headers); got != "[Authorization]" {
+				t.Errorf("%s.Identity.Headers: got %v, want [Authorization]", where, got)
+			}
+
+			// goformation resolves GetAtt to nothing and Ref to the
+			// parameter's default: read the YAML for both.
+			authNode := tpl.resourceNode(apiID, "Properties", "Auth", "Authorizers", name)
+			fnRes, attr, ok := getAttTarget(node(authNode, "FunctionArn"))
+			if !ok || attr != "Arn" || !slices.Contains(tpl.resourceIDs("AWS::Serverless::Function"), fnRes) {
+				t.Errorf("%s.FunctionArn: got GetAtt %q.%q (ok %v), want !GetAtt <a function of the template>.Arn", where, fnRes, attr, ok)
+			}
+			param := refTarget(node(authNode, "Identity", "ReauthorizeEvery"))
+			if param != "AuthorizerCacheTtl" {
+				t.Errorf("%s.Identity.ReauthorizeEvery: got a reference to %q, want !Ref AuthorizerCacheTtl", where, param)
+			}
+			if param == "" {
+				return
+			}
+			if p, ok := tpl.cfn.Parameters[param]; !ok {
+				t.Errorf("Parameters.%s: not declared", param)
+			} else if p.Type != "Number" {
+				t.Errorf("Parameters.%s.Type: got %q, want Number", param, p.Type)
+			}
+		})
+	}
+}

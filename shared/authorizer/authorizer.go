@@ -1,0 +1,145 @@
+// Package authorizer is the API Gateway Lambda REQUEST authorizer: it turns
+// the bearer key of a request into an IAM policy and the caller context every
+// function reads.
+package authorizer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// ErrUnauthorized is the error API Gateway turns into its 401 UNAUTHORIZED
+// response: the message must be exactly "Unauthorized".
+var ErrUnauthorized = errors.New("Unauthorized")
+
+// KeyStore is what the authorizer reads: two GetItems at most per request.
+type KeyStore interface {
+	APIKey(ctx context.Context, hash string) (workspace.APIKey, error)
+	Member(ctx context.Context, ws, userID string) (workspace.Member, error)
+}
+
+// Handler is the authorizer's Lambda handler.
+type Handler func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
+
+// New returns the authorizer. It answers ErrUnauthorized for a missing or
+// malformed header and for an unknown, expired or disabled key or one whose
+// owner left the workspace; it returns other errors (API Gateway answers 500)
+// when the store fails.
+func New(store KeyStore, clock workspace.Clock) Handler {
+	return func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+		token, ok := workspace.BearerToken(header(req.Headers, "Authorization"))
+		if !ok || !workspace.WellFormedKey(token) {
+			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+		}
+		key, err := store.APIKey(ctx, workspace.HashKey(token))
+		if workspace.IsNotFound(err) {
+			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+		}
+		if err != nil {
+			return events.APIGatewayCustomAuthorizerResponse{}, fmt.Errorf("read API key: %w", err)
+		}
+		if !key.Usable(clock.Now()) {
+			slog.InfoContext(ctx, "refused unusable API key", "keyId", key.ID, "workspaceId", key.WorkspaceID, "disabled", key.Disabled)
+			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+		}
+		owner, err := store.Member(ctx, key.WorkspaceID, key.UserID)
+		if workspace.IsNotFound(err) {
+			slog.InfoContext(ctx, "refused API key whose owner left", "keyId", key.ID, "workspaceId", key.WorkspaceID)
+			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+		}
+		if err != nil {
+			return events.APIGatewayCustomAuthorizerResponse{}, fmt.Errorf("read key owner: %w", err)
+		}
+		caller := workspace.Caller{
+			WorkspaceID: key.WorkspaceID, KeyID: key.ID, UserID: key.UserID,
+			Role: owner.Role, Scopes: key.Scopes, TeamID: key.TeamID,
+		}
+		return events.APIGatewayCustomAuthorizerResponse{
+			PrincipalID:    key.UserID,
+			PolicyDocument: Policy(req.MethodArn, key.Scopes),
+			Context:        httpapi.CallerContext(caller),
+		}, nil
+	}
+}
+
+// header finds a header case-insensitively, as HTTP names are.
+func header(h map[string]string, name string) string {
+	if v, ok := h[name]; ok {
+		return v
+	}
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// invitesPath is the one route whose writes need the invite scope instead of write.
+const invitesPath = "/workspaceapi/invites"
+
+// Policy returns the IAM policy for a key with scopes, covering every route of
+// the API the key may call. API Gateway caches the policy per key and reuses
+// it on other routes, so it must never be scoped to the invoked method alone.
+// methodArn is the invoked method's ARN; the policy keeps its API and stage.
+func Policy(methodArn string, scopes []workspace.Scope) events.APIGatewayCustomAuthorizerPolicy {
+	base := stageARN(methodArn)
+	has := func(s workspace.Scope) bool {
+		for _, x := range scopes {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	var allow, deny []string
+	if has(workspace.ScopeRead) {
+		allow = append(allow, base+http.MethodGet+"/*")
+	}
+	inviteWrites := []string{base + http.MethodPost + invitesPath, base + http.MethodDelete + invitesPath}
+	switch {
+	case has(workspace.ScopeWrite):
+		for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			allow = append(allow, base+m+"/*")
+		}
+		if !has(workspace.ScopeInvite) {
+			deny = append(deny, inviteWrites...)
+		}
+	case has(workspace.ScopeInvite):
+		allow = append(allow, inviteWrites...)
+	}
+	policy := events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17"}
+	if len(allow) > 0 {
+		policy.Statement = append(policy.Statement, events.IAMPolicyStatement{
+			Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: allow,
+		})
+	}
+	if len(deny) > 0 || len(allow) == 0 {
+		if len(deny) == 0 {
+			deny = []string{base + "*"}
+		}
+		policy.Statement = append(policy.Statement, events.IAMPolicyStatement{
+			Action: []string{"execute-api:Invoke"}, Effect: "Deny", Resource: deny,
+		})
+	}
+	return policy
+}
+
+// stageARN returns "arn:...:apiId/stage/" from a method ARN
+// "arn:aws:execute-api:region:account:apiId/stage/METHOD/path".
+func stageARN(methodArn string) string {
+	parts := strings.SplitN(methodArn, "/", 3)
+	if len(parts) < 2 {
+		return methodArn + "/"
+	}
+	return parts[0] + "/" + parts[1] + "/"
+}

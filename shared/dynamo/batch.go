@@ -1,0 +1,144 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxBatchGet is BatchGetItem's limit of keys per request.
+const maxBatchGet = 100
+
+// maxUnprocessedRetries bounds the retries of keys DynamoDB left unprocessed.
+const maxUnprocessedRetries = 8
+
+// batchGet reads the items at keys with strongly consistent reads, in as few
+// round trips as BatchGetItem allows, and returns them by PK and SK; missing
+// items are absent from the map.
+func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) (map[[2]string]map[string]types.AttributeValue, error) {
+	found := make(map[[2]string]map[string]types.AttributeValue, len(keys))
+	for start := 0; start < len(keys); start += maxBatchGet {
+		pending := map[string]types.KeysAndAttributes{s.table: {
+			Keys: keys[start:min(start+maxBatchGet, len(keys))], ConsistentRead: aws.Bool(true),
+		}}
+		for attempt := 0; len(pending) > 0; attempt++ {
+			if attempt > maxUnprocessedRetries {
+				return nil, errors.New("batch get: keys still unprocessed after retries")
+			}
+			if attempt > 0 {
+				backoff(ctx, attempt)
+			}
+			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+			if err != nil {
+				return nil, fmt.Errorf("batch get: %w", err)
+			}
+			for _, item := range out.Responses[s.table] {
+				found[itemKey(item)] = item
+			}
+			pending = out.UnprocessedKeys
+		}
+	}
+	return found, nil
+}
+
+// itemKey returns an item's PK and SK.
+func itemKey(item map[string]types.AttributeValue) [2]string {
+	pk, _ := item[attrPK].(*types.AttributeValueMemberS)
+	sk, _ := item[attrSK].(*types.AttributeValueMemberS)
+	if pk == nil || sk == nil {
+		return [2]string{}
+	}
+	return [2]string{pk.Value, sk.Value}
+}
+
+// maxBatchWrite is BatchWriteItem's limit of requests per call.
+const maxBatchWrite = 25
+
+// putAll writes items with BatchWriteItem, 25 a call, retrying unprocessed ones.
+func (s *Store) putAll(ctx context.Context, items []map[string]types.AttributeValue) error {
+	for start := 0; start < len(items); start += maxBatchWrite {
+		var reqs []types.WriteRequest
+		for _, item := range items[start:min(start+maxBatchWrite, len(items))] {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
+		}
+		pending := map[string][]types.WriteRequest{s.table: reqs}
+		for attempt := 0; len(pending) > 0; attempt++ {
+			if attempt > maxUnprocessedRetries {
+				return errors.New("batch write: items still unprocessed after retries")
+			}
+			if attempt > 0 {
+				backoff(ctx, attempt)
+			}
+			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				return fmt.Errorf("batch write: %w", err)
+			}
+			pending = out.UnprocessedItems
+		}
+	}
+	return nil
+}
+
+// backoff sleeps an exponentially growing, jittered time before retry attempt n.
+func backoff(ctx context.Context, attempt int) {
+	d := time.Duration(1<<min(attempt, 6)) * 5 * time.Millisecond
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// maxTransactAttempts bounds the retries of a transaction that lost a race
+// (TransactionConflict) without failing any of its conditions.
+const maxTransactAttempts = 8
+
+// errConflictRetriesExhausted reports a transaction that kept colliding with others.
+var errConflictRetriesExhausted = errors.New("transaction: conflicts persisted after retries")
+
+// transact runs a write transaction. When it is cancelled it returns the index
+// of the first item whose condition failed and a nil error; it returns -1 and
+// nil on success. Cancellations caused only by concurrent transactions are
+// retried, since nothing about the data rules them out.
+func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (failed int, err error) {
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			backoff(ctx, attempt)
+		}
+		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			return -1, nil
+		}
+		var cancelled *types.TransactionCanceledException
+		if !errors.As(err, &cancelled) {
+			var inProgress *types.TransactionInProgressException
+			if errors.As(err, &inProgress) && attempt+1 < maxTransactAttempts {
+				continue
+			}
+			return -1, fmt.Errorf("transaction: %w", err)
+		}
+		conflict := false
+		for i, r := range cancelled.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ConditionalCheckFailed":
+				return i, nil
+			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+				conflict = true
+			}
+		}
+		if !conflict || attempt+1 >= maxTransactAttempts {
+			if conflict {
+				return -1, errConflictRetriesExhausted
+			}
+			return -1, fmt.Errorf("transaction: %w", err)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+const defaultTableWait = 2 * time.Minute
+
+// NewClient returns a DynamoDB client from the default AWS configuration. A
+// non-empty endpoint (DynamoDB Local) overrides the service address, and then
+// the region and credentials default to local stand-ins when the environment
+// gives none. It does no I/O; it fails only on an unreadable AWS configuration.
+func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+	var loadOpts []func(*config.LoadOptions) error
+	if endpoint != "" {
+		if os.Getenv("AWS_REGION") == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
+			loadOpts = append(loadOpts, config.WithRegion("us-east-1"))
+		}
+		if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+			loadOpts = append(loadOpts, config.WithCredentialsProvider(
+				credentials.NewStaticCredentialsProvider("local", "local", "")))
+		}
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if endpoint != "" {
+		optFns = append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+			o.BaseEndpoint = aws.String(endpoint)
+		}}, optFns...)
+	}
+	return dynamodb.NewFromConfig(cfg, optFns...), nil
+}
+
+// Store reads and writes the service's items in one table. Its methods return
+// workspace domain errors (not found, invalid, forbidden) for conditions the
+// caller can act on and wrapped SDK errors for everything else.
+type Store struct {
+	db    *dynamodb.Client
+	table string
+}
+
+// New returns a Store over the named table.
+func New(db *dynamodb.Client, table string) *Store {
+	return &Store{db: db, table: table}
+}
+
+// Table returns the name of the store's table.
+func (s *Store) Table() string { return s.table }

@@ -1,0 +1,71 @@
+// Package dynamo stores the Workspace Administration API in one DynamoDB table
+// (the single-table model). This file is the one place the key design is written
+// down; every item the service stores is listed here.
+//
+// Main table: PK (partition), SK (sort). GSI1: GSI1PK, GSI1SK (projection ALL).
+// Everything a workspace owns lives in the partition WS#<workspaceId>, so every
+// key, query and write names the caller's workspace and no request can reach
+// another tenant's items. API keys are the one exception: the authorizer finds a
+// key by its hash before it knows the workspace.
+//
+//	item                PK                  SK                              GSI1PK                     GSI1SK
+//	workspace           WS#<ws>             META
+//	member              WS#<ws>             MEMBER#<userId>
+//	e-mail claim        WS#<ws>             EMAIL#<lower-cased e-mail>
+//	invitation          WS#<ws>             INVITE#<inviteId>
+//	team                WS#<ws>             TEAM#<teamId>
+//	team membership     WS#<ws>             TEAMMEMBER#<teamId>#<userId>    WS#<ws>#USER#<userId>      TEAM#<teamId>
+//	agent               WS#<ws>             AGENT#<agentId>                 WS#<ws>#TEAM#<teamId>      AGENT#<agentId>   (GSI1 only when the agent has a team)
+//	API key             KEY#<sha256 hex>    KEY                             WS#<ws>#KEYS               KEY#<keyId>
+//
+// Invariants kept by conditional writes and transactions:
+//   - An e-mail claim exists for every member and every invitation; creating
+//     either puts the claim with attribute_not_exists, so one address is one
+//     member or one invitation per workspace, case-insensitively, under any
+//     concurrency.
+//   - workspace.seatsUsed counts members plus invitations whose holdsSeat is
+//     true. It changes only with atomic ADD in the same transaction as the item
+//     that takes or frees the seat, conditioned on seatsUsed < seats when a seat
+//     is taken. An expired invitation's seat is released lazily, at most once,
+//     by setting holdsSeat false under a condition in that same transaction.
+//
+// The attribute ttl (epoch seconds) is the table's TTL attribute.
+package dynamo
+
+import "strings"
+
+// Key attribute names of the table and its index.
+const (
+	attrPK     = "PK"
+	attrSK     = "SK"
+	attrGSI1PK = "GSI1PK"
+	attrGSI1SK = "GSI1SK"
+	// IndexGSI1 is the overloaded secondary index.
+	IndexGSI1 = "GSI1"
+	// AttrTTL is the table's time-to-live attribute (epoch seconds).
+	AttrTTL = "ttl"
+)
+
+// Sort-key prefixes and fixed sort keys.
+const (
+	skMeta          = "META"
+	skKey           = "KEY"
+	prefixMember    = "MEMBER#"
+	prefixEmail     = "EMAIL#"
+	prefixInvite    = "INVITE#"
+	prefixTeam      = "TEAM#"
+	prefixTeamMembr = "TEAMMEMBER#"
+	prefixAgent     = "AGENT#"
+)
+
+func wsPK(ws string) string                 { return "WS#" + ws }
+func memberSK(userID string) string         { return prefixMember + userID }
+func emailSK(email string) string           { return prefixEmail + strings.ToLower(email) }
+func inviteSK(id string) string             { return prefixInvite + id }
+func teamSK(id string) string               { return prefixTeam + id }
+func teamMemberSK(team, user string) string { return prefixTeamMembr + team + "#" + user }
+func agentSK(id string) string              { return prefixAgent + id }
+func keyPK(hash string) string              { return "KEY#" + hash }
+func userGSI1PK(ws, user string) string     { return wsPK(ws) + "#USER#" + user }
+func teamGSI1PK(ws, team string) string     { return wsPK(ws) + "#TEAM#" + team }
+func keysGSI1PK(ws string) string           { return wsPK(ws) + "#KEYS" }

@@ -1,0 +1,90 @@
+package dynamolocal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
+)
+
+var (
+	shared     *Instance
+	sharedErr  error
+	sharedOnce sync.Once
+)
+
+// Endpoint returns the DynamoDB Local endpoint tests use: $DYNAMODB_ENDPOINT
+// when set, else one in-memory instance started for the whole test binary. It
+// fails the test, never skips it, when DynamoDB Local cannot run.
+func Endpoint(t testing.TB) string {
+	t.Helper()
+	if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
+		return ep
+	}
+	sharedOnce.Do(func() {
+		shared, sharedErr = Start(context.Background(), Options{})
+	})
+	if sharedErr != nil {
+		t.Fatalf("storage tests need DynamoDB Local: %v", sharedErr)
+	}
+	return shared.Endpoint
+}
+
+// RunTests runs a package's tests and then stops the DynamoDB Local they
+// started; call it from TestMain: os.Exit(dynamolocal.RunTests(m)).
+func RunTests(m *testing.M) int {
+	code := m.Run()
+	if shared != nil {
+		_ = shared.Stop()
+	}
+	return code
+}
+
+// NewClient returns a DynamoDB client for Endpoint(t) whose round trips rt
+// counts (rt may be nil).
+func NewClient(t testing.TB, rt *dynamo.RoundTrips) *dynamodb.Client {
+	t.Helper()
+	var opts []func(*dynamodb.Options)
+	if rt != nil {
+		opts = append(opts, rt.Option())
+	}
+	client, err := dynamo.NewClient(context.Background(), Endpoint(t), opts...)
+	if err != nil {
+		t.Fatalf("dynamodb client: %v", err)
+	}
+	return client
+}
+
+// NewTable creates a fresh, uniquely named table for one test and deletes it
+// when the test ends; it returns the table's name.
+func NewTable(t testing.TB, client *dynamodb.Client) string {
+	t.Helper()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "test-" + hex.EncodeToString(b[:])
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := dynamo.CreateTable(ctx, client, name); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
+}
+
+// NewStore returns a store over a fresh table and the counter of its round trips.
+func NewStore(t testing.TB) (*dynamo.Store, *dynamo.RoundTrips) {
+	t.Helper()
+	rt := &dynamo.RoundTrips{}
+	client := NewClient(t, rt)
+	return dynamo.New(client, NewTable(t, client)), rt
+}

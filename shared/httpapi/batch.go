@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"strings"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// MaxBatchIDs is the most ids one batch request may name.
+const MaxBatchIDs = 100
+
+// BatchRequest is the ids part of every batch body.
+type BatchRequest struct {
+	IDs []string `json:"ids"`
+}
+
+// UniqueIDs returns ids without repeats, in first-seen order. It returns a
+// KindInvalid error unless there are 1 to MaxBatchIDs ids, none empty.
+func UniqueIDs(ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, workspace.Invalid("ids must list at least one id")
+	}
+	if len(ids) > MaxBatchIDs {
+		return nil, workspace.Invalid("ids may list at most %d ids", MaxBatchIDs)
+	}
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for i, id := range ids {
+		if strings.TrimSpace(id) == "" {
+			return nil, workspace.Invalid("ids[%d] must be a non-empty string", i)
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// BatchItem is the result for one id of a batch write (decisions §3).
+type BatchItem struct {
+	ID        string   `json:"id"`
+	Success   bool     `json:"success"`
+	Name      string   `json:"name,omitempty"`
+	Unchanged *bool    `json:"unchanged,omitempty"`
+	Applied   any      `json:"applied,omitempty"`
+	Tags      []string `json:"tags,omitempty"`
+	Impact    any      `json:"impact,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// Summary counts a batch's results.
+type Summary struct {
+	Total     int `json:"total"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	Unchanged int `json:"unchanged"`
+}
+
+// BatchResult is the response body of every batch write.
+type BatchResult struct {
+	Results []BatchItem `json:"results"`
+	Summary Summary     `json:"summary"`
+}
+
+// Succeeded returns the result of a successful write to id; unchanged tells
+// whether it changed nothing, applied holds the values now in force.
+func Succeeded(id, name string, unchanged bool, applied any) BatchItem {
+	return BatchItem{ID: id, Success: true, Name: name, Unchanged: &unchanged, Applied: applied}
+}
+
+// Failed returns the result of a write to id that failed with a caller-facing message.
+func Failed(id, name, message string) BatchItem {
+	return BatchItem{ID: id, Success: false, Name: name, Error: message}
+}
+
+// NewBatchResult totals items into a BatchResult.
+func NewBatchResult(items []BatchItem) BatchResult {
+	res := BatchResult{Results: items, Summary: Summary{Total: len(items)}}
+	if res.Results == nil {
+		res.Results = []BatchItem{}
+	}
+	for _, it := range items {
+		switch {
+		case !it.Success:
+			res.Summary.Failed++
+		case it.Unchanged != nil && *it.Unchanged:
+			res.Summary.Succeeded++
+			res.Summary.Unchanged++
+		default:
+			res.Summary.Succeeded++
+		}
+	}
+	return res
+}

@@ -1,0 +1,48 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// statusOf is the one table from domain error kinds to HTTP statuses.
+var statusOf = map[workspace.Kind]int{
+	workspace.KindInvalid:      http.StatusBadRequest,
+	workspace.KindUnauthorized: http.StatusUnauthorized,
+	workspace.KindForbidden:    http.StatusForbidden,
+	workspace.KindNotFound:     http.StatusNotFound,
+	workspace.KindConflict:     http.StatusConflict,
+	workspace.KindTooLarge:     http.StatusRequestEntityTooLarge,
+	workspace.KindUnavailable:  http.StatusServiceUnavailable,
+}
+
+// ErrorBody is the body of every error response: exactly one field.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
+
+// Error writes err as {"error": "..."}. A domain error answers its kind's
+// status and message; anything else is logged with the request's context and
+// answered 500 with a generic message, so internals never reach the client.
+func Error(w http.ResponseWriter, r *http.Request, err error) {
+	if status, ok := statusOf[workspace.KindOf(err)]; ok {
+		JSON(w, status, ErrorBody{Error: err.Error()})
+		return
+	}
+	attrs := []any{"method", r.Method, "path", r.URL.Path, "error", err}
+	if c, ok := callerFrom(r); ok {
+		attrs = append(attrs, "workspaceId", c.WorkspaceID, "keyId", c.KeyID)
+	}
+	if rc, ok := gatewayContext(r); ok {
+		attrs = append(attrs, "requestId", rc.RequestID)
+	}
+	slog.ErrorContext(r.Context(), "request failed", attrs...)
+	JSON(w, http.StatusInternalServerError, ErrorBody{Error: "internal error"})
+}
+
+// NotFound answers 404 for a route the group does not serve.
+func NotFound(w http.ResponseWriter, _ *http.Request) {
+	JSON(w, http.StatusNotFound, ErrorBody{Error: "not found"})
+}

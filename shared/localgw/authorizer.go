@@ -1,0 +1,158 @@
+package localgw
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// authCache keeps authorizer responses per authorizer and identity, as API
+// Gateway's authorizer cache does. The whole response is kept and its policy
+// evaluated again for every method ARN the identity calls.
+type authCache struct {
+	mu      sync.Mutex
+	entries map[string]authCacheEntry
+}
+
+type authCacheEntry struct {
+	output  *authorizerOutput
+	expires time.Time
+}
+
+func (c *authCache) get(key string, now time.Time) (*authorizerOutput, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || !now.Before(e.expires) {
+		return nil, false
+	}
+	return e.output, true
+}
+
+func (c *authCache) put(key string, out *authorizerOutput, expires, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries { // drop expired entries so the map stays small
+		if !now.Before(e.expires) {
+			delete(c.entries, k)
+		}
+	}
+	c.entries[key] = authCacheEntry{output: out, expires: expires}
+}
+
+// authorize runs the route's authorizer for a request, or answers its cached
+// response, and evaluates the policy against the request's method ARN. It
+// returns the value of requestContext.authorizer for the integration, or the
+// gateway error to answer instead.
+func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSpec) (map[string]any, *gatewayError) {
+	identity, ok := identitySources(req, spec)
+	if !ok {
+		return nil, &gatewayError{responseType: unauthorized, message: "Unauthorized"}
+	}
+	ttl := spec.ttl
+	if g.authorizerTTL != nil {
+		ttl = *g.authorizerTTL
+	}
+	key := spec.name + "\x00" + identity
+	start := g.now()
+
+	out, cached := (*authorizerOutput)(nil), false
+	if ttl > 0 {
+		out, cached = g.cache.get(key, start)
+	}
+	if !cached {
+		payload, err := json.Marshal(g.authorizerEvent(req))
+		if err != nil { // the event holds only strings and maps of strings
+			g.logger.Error("authorizer event", "requestId", req.id, "error", err)
+			return nil, &gatewayError{responseType: authorizerFailure}
+		}
+		result, err := g.invoke(ctx, spec.functionID, payload)
+		if err != nil {
+			if err.Error() == "Unauthorized" {
+				return nil, &gatewayError{responseType: unauthorized, message: "Unauthorized"}
+			}
+			g.logger.Error("authorizer failed", "function", spec.functionID, "requestId", req.id,
+				"method", req.method, "path", req.path, "error", err)
+			return nil, &gatewayError{responseType: authorizerFailure}
+		}
+		if out, err = parseAuthorizerOutput(result); err != nil {
+			g.logger.Error("invalid authorizer response", "function", spec.functionID, "requestId", req.id,
+				"method", req.method, "path", req.path, "error", err)
+			return nil, &gatewayError{responseType: authorizerFailure}
+		}
+		if ttl > 0 {
+			g.cache.put(key, out, start.Add(ttl), start)
+		}
+	}
+
+	allowed, explicitDeny := out.PolicyDocument.allows(req.methodArn)
+	if !allowed {
+		msg := "User is not authorized to access this resource"
+		if explicitDeny {
+			msg += " with an explicit deny"
+		}
+		return nil, &gatewayError{responseType: accessDenied, message: msg}
+	}
+
+	authorizer := make(map[string]any, len(out.Context)+2)
+	for k, v := range out.Context {
+		authorizer[k] = v
+	}
+	authorizer["principalId"] = out.PrincipalID
+	latency := int64(0)
+	if !cached {
+		latency = g.now().Sub(start).Milliseconds()
+	}
+	authorizer["integrationLatency"] = latency
+	return authorizer, nil
+}
+
+// identitySources returns the values of the authorizer's identity sources
+// joined into a cache key, and false when one is missing or empty: API
+// Gateway then answers 401 without invoking the authorizer.
+func identitySources(req *request, spec authorizerSpec) (string, bool) {
+	values := make([]string, 0, len(spec.headers)+len(spec.queryStrings))
+	for _, h := range spec.headers {
+		values = append(values, req.header.Get(h))
+	}
+	for _, q := range spec.queryStrings {
+		values = append(values, req.query.Get(q))
+	}
+	for _, v := range values {
+		if v == "" {
+			return "", false
+		}
+	}
+	return strings.Join(values, "\x00"), true
+}
+
+// authorizerEvent is the REQUEST authorizer's input.
+func (g *Gateway) authorizerEvent(req *request) events.APIGatewayCustomAuthorizerRequestTypeRequest {
+	return events.APIGatewayCustomAuthorizerRequestTypeRequest{
+		Type:                            "REQUEST",
+		MethodArn:                       req.methodArn,
+		Resource:                        req.route.Path,
+		Path:                            req.path,
+		HTTPMethod:                      req.method,
+		Headers:                         req.headers,
+		MultiValueHeaders:               req.multiValueHeaders,
+		QueryStringParameters:           req.queryStringParameters,
+		MultiValueQueryStringParameters: req.multiValueQueryStringParameters,
+		PathParameters:                  req.pathParameters,
+		RequestContext: events.APIGatewayCustomAuthorizerRequestTypeRequestContext{
+			Path:         "/" + g.stage + req.path,
+			AccountID:    g.accountID,
+			ResourceID:   resourceID(req.route.Path),
+			Stage:        g.stage,
+			RequestID:    req.id,
+			Identity:     events.APIGatewayCustomAuthorizerRequestTypeRequestIdentity{SourceIP: req.sourceIP},
+			ResourcePath: req.route.Path,
+			HTTPMethod:   req.method,
+			APIID:        g.apiID,
+		},
+	}
+}

@@ -1,0 +1,114 @@
+package localgw_test
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/agentplatform/workspaceapi/shared/localgw"
+)
+
+func TestRouteMatchingFollowsAPIGateway(t *testing.T) {
+	tests := []struct {
+		name       string
+		method     string
+		target     string
+		key        bool
+		wantStatus int
+		wantRes    string            // resource the function sees; "" when it is not invoked
+		wantParams map[string]string // pathParameters the function sees
+	}{
+		{"literal path with a parameter", "GET", "/agents/a1", true, 200, "/agents/{agentId}", map[string]string{"agentId": "a1"}},
+		{"nested parameter", "GET", "/workspaceapi/agents/a1", true, 200, "/workspaceapi/agents/{agentId}", map[string]string{"agentId": "a1"}},
+		{"two parameters", "PUT", "/workspaceapi/teams/t1/members/u1", true, 200, "/workspaceapi/teams/{teamId}/members/{userId}", map[string]string{"teamId": "t1", "userId": "u1"}},
+		{"parameter then literal", "PUT", "/workspaceapi/teams/t1/credit-limit", true, 200, "/workspaceapi/teams/{teamId}/credit-limit", map[string]string{"teamId": "t1"}},
+		{"literal resource beats parameter", "POST", "/workspaceapi/agents/tags", true, 200, "/workspaceapi/agents/tags", nil},
+		{"parameters stay percent-encoded", "GET", "/agents/a%20b", true, 200, "/agents/{agentId}", map[string]string{"agentId": "a%20b"}},
+		{"route without authorizer needs no key", "GET", "/health", false, 200, "/health", nil},
+		{"literal resource without the method does not fall back to parameter", "GET", "/workspaceapi/agents/tags", true, 404, "", nil},
+		{"unknown path with key", "GET", "/nope", true, 404, "", nil},
+		{"unknown path without key", "GET", "/nope", false, 404, "", nil},
+		{"wrong method with key", "DELETE", "/agents/a1", true, 404, "", nil},
+		{"wrong method without key", "DELETE", "/agents/a1", false, 404, "", nil},
+		{"trailing slash", "GET", "/agents/a1/", true, 404, "", nil},
+		{"missing parameter segment", "GET", "/agents", true, 404, "", nil},
+		{"empty parameter segment", "GET", "/agents//", true, 404, "", nil},
+		{"extra segment", "GET", "/agents/a1/more", true, 404, "", nil},
+		{"HEAD is not served unless routed", "HEAD", "/agents/a1", true, 404, "", nil},
+		{"OPTIONS is not served unless routed", "OPTIONS", "/agents/a1", true, 404, "", nil},
+		{"root", "GET", "/", true, 404, "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			auth, fn := allowAll(), &proxyFunc{}
+			g := newGateway(t, parseTemplate(t, routesTemplate), map[string]lambda.Handler{
+				"AuthorizerFunction": auth.handler(), "AgentsFunction": fn.handler(),
+			}, localgw.Options{})
+			header := map[string]string{}
+			if tc.key {
+				header = withKey()
+			}
+
+			rec := send(t, g, tc.method, tc.target, "", header)
+
+			if tc.wantStatus == http.StatusNotFound {
+				wantError(t, rec, http.StatusNotFound, "not found")
+				if auth.calls != 0 || fn.calls != 0 {
+					t.Errorf("calls: got authorizer %d, function %d; want none before the route matches", auth.calls, fn.calls)
+				}
+				return
+			}
+			if rec.Code != tc.wantStatus {
+				t.Fatalf("status: got %d, want %d (body %s)", rec.Code, tc.wantStatus, rec.Body)
+			}
+			if fn.last.Resource != tc.wantRes {
+				t.Errorf("resource: got %q, want %q", fn.last.Resource, tc.wantRes)
+			}
+			if !maps.Equal(fn.last.PathParameters, tc.wantParams) || (tc.wantParams == nil) != (fn.last.PathParameters == nil) {
+				t.Errorf("pathParameters: got %v, want %v", fn.last.PathParameters, tc.wantParams)
+			}
+			if tc.key && auth.last.PathParameters["agentId"] != tc.wantParams["agentId"] {
+				t.Errorf("authorizer pathParameters: got %v, want %v", auth.last.PathParameters, tc.wantParams)
+			}
+		})
+	}
+}
+
+func TestRoutesListsEveryEventSorted(t *testing.T) {
+	tests := []struct {
+		name string
+		tmpl *localgw.Template
+		want []string
+	}{
+		{"real template", loadTemplate(t), []string{
+			"DELETE /workspaceapi/invites", "GET /workspaceapi/invites", "POST /workspaceapi/invites",
+		}},
+		{"inline template", parseTemplate(t, routesTemplate), []string{
+			"GET /agents/{agentId}", "GET /health", "POST /workspaceapi/agents/tags",
+			"GET /workspaceapi/agents/{agentId}", "PUT /workspaceapi/teams/{teamId}/credit-limit",
+			"PUT /workspaceapi/teams/{teamId}/members/{userId}",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, r := range tc.tmpl.Routes() {
+				got = append(got, r.String())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Routes: got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRealTemplateRoutesInvokeInvitesFunction(t *testing.T) {
+	for _, r := range loadTemplate(t).Routes() {
+		if r.FunctionID != "InvitesFunction" {
+			t.Errorf("%s: got function %s, want InvitesFunction", r, r.FunctionID)
+		}
+	}
+}

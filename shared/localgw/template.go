@@ -1,0 +1,587 @@
+// Package localgw is a local stand-in for the deployed API Gateway REST API.
+// It reads template.yaml and answers requests exactly as the deployed gateway
+// would: same routes, same Lambda REQUEST authorizer (with its policy cache),
+// same gateway responses, same Lambda proxy events. Functions are invoked
+// in-process through the lambda.Handler interface, JSON in and JSON out.
+package localgw
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+const (
+	// defaultFunctionTimeout is Lambda's timeout when the template sets none.
+	defaultFunctionTimeout = 3 * time.Second
+	// defaultReauthorizeEvery is SAM's ReauthorizeEvery when the template sets none.
+	defaultReauthorizeEvery = 300 * time.Second
+	// implicitStage is the stage of SAM's implicit API.
+	implicitStage = "Prod"
+)
+
+// Template is what the gateway needs from template.yaml: the routes of every
+// AWS::Serverless::Function, the API's authorizers and gateway responses, the
+// function logical ids (with their timeouts) and the parameter defaults.
+type Template struct {
+	params      map[string]string
+	stage       string
+	functions   map[string]time.Duration // logical id -> timeout
+	routes      []route
+	authorizers map[string]authorizerSpec
+	responses   map[string]gatewayResponse
+}
+
+// Route is one Api event of a function.
+type Route struct {
+	Method     string // upper case, e.g. GET; ANY for SAM's "any"
+	Path       string // the template path, e.g. /agents/{agentId}
+	FunctionID string // logical id of the function the route invokes
+}
+
+// String returns "METHOD /path".
+func (r Route) String() string { return r.Method + " " + r.Path }
+
+type route struct {
+	Route
+	segments   []string
+	authorizer string // name of the route's authorizer; "" when none
+}
+
+// authorizerSpec is one Lambda REQUEST authorizer of the API.
+type authorizerSpec struct {
+	name         string
+	functionID   string
+	headers      []string // identity headers
+	queryStrings []string // identity query strings
+	ttl          time.Duration
+}
+
+// LoadTemplate reads and parses the SAM template at path. It returns an error
+// when the file cannot be read or ParseTemplate rejects it.
+func LoadTemplate(path string) (*Template, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("localgw: %w", err)
+	}
+	t, err := ParseTemplate(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// ParseTemplate parses a SAM template. It returns an error when the YAML is
+// invalid, or when the template uses something the gateway cannot serve
+// faithfully: an unresolvable value, an unknown or non-REQUEST authorizer,
+// more than one AWS::Serverless::Api, an invalid or duplicate route, an
+// unknown gateway response type or a non-static gateway response header.
+func ParseTemplate(data []byte) (*Template, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("localgw: template: %w", err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, errors.New("localgw: template: empty document")
+	}
+	t, err := newParser(doc.Content[0]).parse()
+	if err != nil {
+		return nil, fmt.Errorf("localgw: template: %w", err)
+	}
+	return t, nil
+}
+
+// Routes lists every route, sorted by path and then method.
+func (t *Template) Routes() []Route {
+	routes := make([]Route, 0, len(t.routes))
+	for _, r := range t.routes {
+		routes = append(routes, r.Route)
+	}
+	slices.SortFunc(routes, func(a, b Route) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Method, b.Method)
+	})
+	return routes
+}
+
+// FunctionIDs lists the logical id of every AWS::Serverless::Function, sorted.
+func (t *Template) FunctionIDs() []string {
+	ids := make([]string, 0, len(t.functions))
+	for id := range t.functions {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// ParameterDefault returns the Default of a template parameter, and false when
+// the parameter does not exist or has no default.
+func (t *Template) ParameterDefault(name string) (string, bool) {
+	v, ok := t.params[name]
+	return v, ok
+}
+
+// Stage returns the API's StageName ("Prod", SAM's implicit stage, when the
+// template has no AWS::Serverless::Api).
+func (t *Template) Stage() string { return t.stage }
+
+// parser resolves the parts of a template the gateway uses.
+type parser struct {
+	root      *yaml.Node
+	resources map[string]*yaml.Node // logical id -> resource
+	params    map[string]string
+	apiID     string // logical id of the AWS::Serverless::Api; "" when none
+	t         *Template
+}
+
+func newParser(root *yaml.Node) *parser {
+	return &parser{
+		root:      root,
+		resources: map[string]*yaml.Node{},
+		params:    map[string]string{},
+		t: &Template{
+			stage:       implicitStage,
+			functions:   map[string]time.Duration{},
+			authorizers: map[string]authorizerSpec{},
+			responses:   map[string]gatewayResponse{},
+		},
+	}
+}
+
+func (p *parser) parse() (*Template, error) {
+	for name, param := range pairs(lookup(p.root, "Parameters")) {
+		if d := lookup(param, "Default"); d != nil && d.Kind == yaml.ScalarNode {
+			p.params[name] = d.Value
+		}
+	}
+	p.t.params = p.params
+
+	resources := lookup(p.root, "Resources")
+	if resources == nil {
+		return nil, errors.New("no Resources")
+	}
+	var apis []string
+	for id, res := range pairs(resources) {
+		p.resources[id] = res
+		if resourceType(res) == "AWS::Serverless::Api" {
+			apis = append(apis, id)
+		}
+	}
+	switch len(apis) {
+	case 0:
+	case 1:
+		p.apiID = apis[0]
+	default:
+		return nil, fmt.Errorf("more than one AWS::Serverless::Api (%s); only one is supported", strings.Join(apis, ", "))
+	}
+
+	defaultTimeout := defaultFunctionTimeout
+	if n := lookup(lookup(lookup(p.root, "Globals"), "Function"), "Timeout"); n != nil {
+		d, err := p.timeout(n)
+		if err != nil {
+			return nil, fmt.Errorf("Globals.Function.Timeout: %w", err)
+		}
+		defaultTimeout = d
+	}
+	for id, res := range p.resources {
+		if resourceType(res) != "AWS::Serverless::Function" {
+			continue
+		}
+		p.t.functions[id] = defaultTimeout
+		if n := lookup(lookup(res, "Properties"), "Timeout"); n != nil {
+			d, err := p.timeout(n)
+			if err != nil {
+				return nil, fmt.Errorf("%s.Timeout: %w", id, err)
+			}
+			p.t.functions[id] = d
+		}
+	}
+
+	defaultAuthorizer := ""
+	if p.apiID != "" {
+		var err error
+		if defaultAuthorizer, err = p.parseAPI(lookup(p.resources[p.apiID], "Properties")); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.apiID, err)
+		}
+	}
+	for id := range p.t.functions {
+		if err := p.parseEvents(id, defaultAuthorizer); err != nil {
+			return nil, err
+		}
+	}
+	return p.t, nil
+}
+
+// parseAPI reads the API's stage, authorizers and gateway responses, and
+// returns the name of its default authorizer ("" when none).
+func (p *parser) parseAPI(props *yaml.Node) (string, error) {
+	if n := lookup(props, "StageName"); n != nil {
+		stage, err := p.str(n)
+		if err != nil {
+			return "", fmt.Errorf("StageName: %w", err)
+		}
+		p.t.stage = stage
+	}
+	auth := lookup(props, "Auth")
+	for name, a := range pairs(lookup(auth, "Authorizers")) {
+		spec, err := p.parseAuthorizer(name, a)
+		if err != nil {
+			return "", fmt.Errorf("authorizer %s: %w", name, err)
+		}
+		p.t.authorizers[name] = spec
+	}
+	defaultAuthorizer := ""
+	if n := lookup(auth, "DefaultAuthorizer"); n != nil {
+		name, err := p.str(n)
+		if err != nil {
+			return "", fmt.Errorf("DefaultAuthorizer: %w", err)
+		}
+		if _, ok := p.t.authorizers[name]; !ok {
+			return "", fmt.Errorf("DefaultAuthorizer %q is not one of Auth.Authorizers", name)
+		}
+		defaultAuthorizer = name
+	}
+	for typ, n := range pairs(lookup(props, "GatewayResponses")) {
+		gr, err := p.parseGatewayResponse(typ, n)
+		if err != nil {
+			return "", fmt.Errorf("GatewayResponses.%s: %w", typ, err)
+		}
+		p.t.responses[typ] = gr
+	}
+	return defaultAuthorizer, nil
+}
+
+func (p *parser) parseAuthorizer(name string, n *yaml.Node) (authorizerSpec, error) {
+	spec := authorizerSpec{name: name, ttl: defaultReauthorizeEvery}
+	payloadType := "TOKEN" // SAM's default
+	if v := lookup(n, "FunctionPayloadType"); v != nil {
+		var err error
+		if payloadType, err = p.str(v); err != nil {
+			return spec, fmt.Errorf("FunctionPayloadType: %w", err)
+		}
+	}
+	if payloadType != "REQUEST" {
+		return spec, fmt.Errorf("FunctionPayloadType %s is not supported (only REQUEST)", payloadType)
+	}
+	fn, err := p.functionArn(lookup(n, "FunctionArn"))
+	if err != nil {
+		return spec, fmt.Errorf("FunctionArn: %w", err)
+	}
+	spec.functionID = fn
+	identity := lookup(n, "Identity")
+	for key, v := range pairs(identity) {
+		switch key {
+		case "Headers":
+			spec.headers, err = p.strs(v)
+		case "QueryStrings":
+			spec.queryStrings, err = p.strs(v)
+		case "ReauthorizeEvery":
+			spec.ttl, err = p.seconds(v)
+		default:
+			err = errors.New("not supported")
+		}
+		if err != nil {
+			return spec, fmt.Errorf("Identity.%s: %w", key, err)
+		}
+	}
+	if spec.ttl > 0 && len(spec.headers)+len(spec.queryStrings) == 0 {
+		return spec, errors.New("caching (ReauthorizeEvery > 0) needs an identity source")
+	}
+	return spec, nil
+}
+
+func (p *parser) parseGatewayResponse(typ string, n *yaml.Node) (gatewayResponse, error) {
+	var gr gatewayResponse
+	if _, ok := responseDefaults[typ]; !ok {
+		return gr, errors.New("unknown gateway response type")
+	}
+	if v := lookup(n, "StatusCode"); v != nil {
+		s, err := p.str(v)
+		if err != nil {
+			return gr, fmt.Errorf("StatusCode: %w", err)
+		}
+		if gr.status, err = strconv.Atoi(s); err != nil || gr.status < 100 || gr.status > 599 {
+			return gr, fmt.Errorf("StatusCode %q is not an HTTP status", s)
+		}
+	}
+	for name, v := range pairs(lookup(lookup(n, "ResponseParameters"), "Headers")) {
+		s, err := p.str(v)
+		if err != nil {
+			return gr, fmt.Errorf("header %s: %w", name, err)
+		}
+		value, ok := strings.CutPrefix(s, "'")
+		if value, ok2 := strings.CutSuffix(value, "'"); ok && ok2 {
+			if gr.headers == nil {
+				gr.headers = map[string]string{}
+			}
+			gr.headers[name] = value
+			continue
+		}
+		return gr, fmt.Errorf("header %s: only static values ('...') are supported, got %s", name, s)
+	}
+	if v := lookup(lookup(n, "ResponseTemplates"), "application/json"); v != nil {
+		s, err := p.str(v)
+		if err != nil {
+			return gr, fmt.Errorf("ResponseTemplates: %w", err)
+		}
+		gr.template, gr.hasTemplate = s, true
+	}
+	return gr, nil
+}
+
+// parseEvents adds the Api events of function id to the routes.
+func (p *parser) parseEvents(id, defaultAuthorizer string) error {
+	for name, ev := range pairs(lookup(lookup(p.resources[id], "Properties"), "Events")) {
+		if v := lookup(ev, "Type"); v == nil || v.Value != "Api" {
+			continue
+		}
+		r, err := p.parseRoute(id, ev, defaultAuthorizer)
+		if err != nil {
+			return fmt.Errorf("%s.Events.%s: %w", id, name, err)
+		}
+		for _, other := range p.t.routes {
+			if other.Route.String() == r.Route.String() {
+				return fmt.Errorf("%s.Events.%s: route %s is also an event of %s", id, name, r.Route, other.FunctionID)
+			}
+		}
+		p.t.routes = append(p.t.routes, r)
+	}
+	return nil
+}
+
+func (p *parser) parseRoute(id string, ev *yaml.Node, defaultAuthorizer string) (route, error) {
+	props := lookup(ev, "Properties")
+	r := route{Route: Route{FunctionID: id}, authorizer: defaultAuthorizer}
+	if v := lookup(props, "RestApiId"); v != nil {
+		api, err := p.str(v)
+		if err != nil {
+			return r, fmt.Errorf("RestApiId: %w", err)
+		}
+		if api != p.apiID {
+			return r, fmt.Errorf("RestApiId %s is not an AWS::Serverless::Api of the template", api)
+		}
+	} else if p.apiID != "" {
+		return r, fmt.Errorf("no RestApiId: SAM would put it on its implicit API, not on %s", p.apiID)
+	}
+
+	method, err := p.str(lookup(props, "Method"))
+	if err != nil {
+		return r, fmt.Errorf("Method: %w", err)
+	}
+	r.Method = strings.ToUpper(method)
+	if !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "ANY"}, r.Method) {
+		return r, fmt.Errorf("Method %q is not an HTTP method", method)
+	}
+	if r.Path, err = p.str(lookup(props, "Path")); err != nil {
+		return r, fmt.Errorf("Path: %w", err)
+	}
+	if r.segments, err = templateSegments(r.Path); err != nil {
+		return r, fmt.Errorf("Path %q: %w", r.Path, err)
+	}
+
+	if v := lookup(lookup(props, "Auth"), "Authorizer"); v != nil {
+		name, err := p.str(v)
+		if err != nil {
+			return r, fmt.Errorf("Auth.Authorizer: %w", err)
+		}
+		if name == "NONE" {
+			r.authorizer = ""
+			return r, nil
+		}
+		if _, ok := p.t.authorizers[name]; !ok {
+			return r, fmt.Errorf("Auth.Authorizer %q is not one of the API's authorizers", name)
+		}
+		r.authorizer = name
+	}
+	return r, nil
+}
+
+// str resolves a scalar, !Ref (to a parameter's Default, or to a resource's
+// logical id) or {Ref: ...}.
+func (p *parser) str(n *yaml.Node) (string, error) {
+	n = deref(n)
+	switch {
+	case n == nil:
+		return "", errors.New("missing")
+	case n.ShortTag() == "!Ref" && n.Kind == yaml.ScalarNode:
+		return p.ref(n.Value)
+	case n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "Ref":
+		return p.ref(deref(n.Content[1]).Value)
+	case n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" && strings.HasPrefix(n.ShortTag(), "!!"):
+		return n.Value, nil
+	}
+	return "", fmt.Errorf("line %d: cannot resolve %s", n.Line, describe(n))
+}
+
+func (p *parser) ref(name string) (string, error) {
+	if v, ok := p.params[name]; ok {
+		return v, nil
+	}
+	if _, ok := p.resources[name]; ok {
+		return name, nil
+	}
+	return "", fmt.Errorf("cannot resolve !Ref %s (not a parameter with a Default, nor a resource)", name)
+}
+
+func (p *parser) strs(n *yaml.Node) ([]string, error) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil, errors.New("not a list")
+	}
+	var out []string
+	for _, item := range n.Content {
+		s, err := p.str(item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (p *parser) seconds(n *yaml.Node) (time.Duration, error) {
+	s, err := p.str(n)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a number of seconds", s)
+	}
+	return time.Duration(v) * time.Second, nil
+}
+
+// timeout resolves a function's Timeout.
+func (p *parser) timeout(n *yaml.Node) (time.Duration, error) {
+	d, err := p.seconds(n)
+	if err == nil && d == 0 {
+		err = errors.New("a function's timeout is at least 1 second")
+	}
+	return d, err
+}
+
+// functionArn resolves !GetAtt F.Arn, !GetAtt [F, Arn] or {Fn::GetAtt: ...}
+// to the logical id F of a function of the template.
+func (p *parser) functionArn(n *yaml.Node) (string, error) {
+	n = deref(n)
+	if n != nil && n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "Fn::GetAtt" {
+		n = deref(n.Content[1])
+	} else if n == nil || n.ShortTag() != "!GetAtt" {
+		return "", fmt.Errorf("want !GetAtt <Function>.Arn, got %s", describe(n))
+	}
+	var id, attr string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		id, attr, _ = strings.Cut(n.Value, ".")
+	case yaml.SequenceNode:
+		if len(n.Content) == 2 {
+			id, attr = deref(n.Content[0]).Value, deref(n.Content[1]).Value
+		}
+	}
+	if attr != "Arn" {
+		return "", fmt.Errorf("want !GetAtt <Function>.Arn, got %s", describe(n))
+	}
+	if _, ok := p.t.functions[id]; !ok {
+		return "", fmt.Errorf("%s is not an AWS::Serverless::Function of the template", id)
+	}
+	return id, nil
+}
+
+// templateSegments splits a template path such as /teams/{teamId} and checks
+// that every segment is literal, {name}, or (last) the greedy {name+}.
+func templateSegments(path string) ([]string, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, errors.New("does not start with /")
+	}
+	if path == "/" {
+		return nil, nil
+	}
+	segments := strings.Split(path[1:], "/")
+	for i, s := range segments {
+		name, isParam, greedy := paramName(s)
+		switch {
+		case s == "":
+			return nil, errors.New("has an empty segment")
+		case isParam && name == "":
+			return nil, fmt.Errorf("segment %q has no parameter name", s)
+		case greedy && i != len(segments)-1:
+			return nil, fmt.Errorf("greedy segment %q is not the last", s)
+		case !isParam && strings.ContainsAny(s, "{}"):
+			return nil, fmt.Errorf("segment %q: a parameter must be a whole segment", s)
+		}
+	}
+	return segments, nil
+}
+
+// paramName reports whether a template segment is a {name} or greedy {name+}
+// parameter, and its name.
+func paramName(segment string) (name string, isParam, greedy bool) {
+	inner, ok := strings.CutPrefix(segment, "{")
+	if inner, ok2 := strings.CutSuffix(inner, "}"); ok && ok2 {
+		name, greedy = strings.CutSuffix(inner, "+")
+		return name, true, greedy
+	}
+	return "", false, false
+}
+
+func resourceType(res *yaml.Node) string {
+	if v := lookup(res, "Type"); v != nil {
+		return v.Value
+	}
+	return ""
+}
+
+// lookup returns the value of key in mapping node n, or nil.
+func lookup(n *yaml.Node, key string) *yaml.Node {
+	for k, v := range pairs(n) {
+		if k == key {
+			return v
+		}
+	}
+	return nil
+}
+
+// pairs yields the keys and values of mapping node n, in order; nothing when
+// n is not a mapping.
+func pairs(n *yaml.Node) iter.Seq2[string, *yaml.Node] {
+	return func(yield func(string, *yaml.Node) bool) {
+		n = deref(n)
+		if n == nil || n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !yield(deref(n.Content[i]).Value, deref(n.Content[i+1])) {
+				return
+			}
+		}
+	}
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func describe(n *yaml.Node) string {
+	switch {
+	case n == nil:
+		return "nothing"
+	case n.Kind == yaml.ScalarNode:
+		return strings.TrimSpace(n.ShortTag() + " " + n.Value)
+	case n.Kind == yaml.SequenceNode:
+		return n.ShortTag() + " list"
+	default:
+		return n.ShortTag() + " mapping"
+	}
+}

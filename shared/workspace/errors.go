@@ -1,0 +1,74 @@
+// Package workspace holds the domain of the Workspace Administration API: its
+// entities, their rules and the typed errors every layer speaks. It imports no
+// AWS package, so the rules can be tested without any infrastructure.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies a domain error; the HTTP layer maps each kind to one status.
+type Kind uint8
+
+// The kinds of domain error.
+const (
+	KindInvalid      Kind = iota + 1 // the request breaks a rule: 400
+	KindUnauthorized                 // no valid credential: 401
+	KindForbidden                    // authenticated but not allowed: 403
+	KindNotFound                     // the entity does not exist for this caller: 404
+	KindConflict                     // the request collides with existing state: 409
+	KindTooLarge                     // the request body is too large: 413
+	KindUnavailable                  // a dependency failed; retrying may help: 503
+)
+
+// Error is a domain error whose message is safe to show to the API's caller.
+type Error struct {
+	Kind    Kind
+	Message string
+}
+
+// Error returns the caller-facing message.
+func (e *Error) Error() string { return e.Message }
+
+func newError(k Kind, format string, args ...any) error {
+	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a KindInvalid error with a formatted message.
+func Invalid(format string, args ...any) error { return newError(KindInvalid, format, args...) }
+
+// Unauthorized returns a KindUnauthorized error with a formatted message.
+func Unauthorized(format string, args ...any) error {
+	return newError(KindUnauthorized, format, args...)
+}
+
+// Forbidden returns a KindForbidden error with a formatted message.
+func Forbidden(format string, args ...any) error { return newError(KindForbidden, format, args...) }
+
+// NotFound returns a KindNotFound error with a formatted message.
+func NotFound(format string, args ...any) error { return newError(KindNotFound, format, args...) }
+
+// Conflict returns a KindConflict error with a formatted message.
+func Conflict(format string, args ...any) error { return newError(KindConflict, format, args...) }
+
+// TooLarge returns a KindTooLarge error with a formatted message.
+func TooLarge(format string, args ...any) error { return newError(KindTooLarge, format, args...) }
+
+// Unavailable returns a KindUnavailable error with a formatted message.
+func Unavailable(format string, args ...any) error {
+	return newError(KindUnavailable, format, args...)
+}
+
+// KindOf returns the kind of the first domain error in err's chain, or 0 when
+// err is not a domain error (an internal failure).
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// IsNotFound reports whether err is a KindNotFound domain error.
+func IsNotFound(err error) bool { return KindOf(err) == KindNotFound }

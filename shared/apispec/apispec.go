@@ -152,3 +152,13 @@ func (v *Validator) ValidateResponse(ctx context.Context, req *http.Request, sta
 	}
 	return nil
 }
+
+// HasRoute reports whether the document has an operation for req's method and
+// path.
+func (v *Validator) HasRoute(req *http.Request) bool {
+	if v == nil || v.router == nil {
+		return false
+	}
+	_, _, err := v.router.FindRoute(req)
+	return err == nil
+}

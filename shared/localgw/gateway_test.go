@@ -311,11 +311,14 @@ func TestLambdaContextCarriesTimeout(t *testing.T) {
 }
 
 func TestConcurrentRequestsGetTheirOwnResults(t *testing.T) {
-	fn := lambda.NewHandler(func(_ context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-		return events.APIGatewayProxyResponse{StatusCode: 200, Body: strings.Repeat(ev.QueryStringParameters["n"], 4096)}, nil
-	})
-	g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
-		"AuthorizerFunction": allowAll().handler(), "InvitesFunction": fn,
+	fn := func() lambda.Handler {
+		return lambda.NewHandler(func(_ context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+			return events.APIGatewayProxyResponse{StatusCode: 200, Body: strings.Repeat(ev.QueryStringParameters["n"], 4096)}, nil
+		})
+	}
+	auth := allowAll()
+	g := newGatewayFactories(t, loadTemplate(t), map[string]localgw.Factory{
+		"AuthorizerFunction": func() lambda.Handler { return auth.handler() }, "InvitesFunction": fn,
 	}, localgw.Options{})
 
 	var wg sync.WaitGroup

@@ -139,6 +139,26 @@ func newGateway(t *testing.T, tmpl *localgw.Template, functions map[string]lambd
 	if opts.Logger == nil {
 		opts.Logger = discardLogger()
 	}
+	factories := make(map[string]localgw.Factory, len(functions))
+	for id, h := range functions {
+		if h == nil {
+			factories[id] = nil
+			continue
+		}
+		factories[id] = func() lambda.Handler { return h }
+	}
+	return newGatewayFactories(t, tmpl, factories, opts)
+}
+
+// newGatewayFactories is newGateway with one handler per execution environment.
+func newGatewayFactories(t *testing.T, tmpl *localgw.Template, functions map[string]localgw.Factory, opts localgw.Options) *localgw.Gateway {
+	t.Helper()
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return testNow }
+	}
+	if opts.Logger == nil {
+		opts.Logger = discardLogger()
+	}
 	g, err := localgw.New(tmpl, functions, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -191,6 +211,7 @@ func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, want st
 
 // authorizerFunc counts its invocations and records the last event.
 type authorizerFunc struct {
+	mu    sync.Mutex // environments may run it concurrently
 	calls int
 	last  events.APIGatewayCustomAuthorizerRequestTypeRequest
 	reply func(events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
@@ -198,8 +219,10 @@ type authorizerFunc struct {
 
 func (a *authorizerFunc) handler() lambda.Handler {
 	return lambda.NewHandler(func(_ context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+		a.mu.Lock()
 		a.calls++
 		a.last = ev
+		a.mu.Unlock()
 		return a.reply(ev)
 	})
 }

@@ -22,17 +22,40 @@ const (
 	maxInvokePayload = 6 << 20
 )
 
-// function is a function of the template and its handler.
-type function struct {
-	id      string
-	handler lambda.Handler
-	timeout time.Duration
+// Factory makes the handler of one execution environment of a function.
+type Factory func() lambda.Handler
 
-	// mu serialises invocations, as one Lambda execution environment does.
-	// It is needed: a handler made by lambda.NewHandler returns a slice of a
-	// pooled buffer, which a concurrent invocation may overwrite before the
-	// caller has read it.
-	mu sync.Mutex
+// function is a function of the template and its execution environments.
+// Like Lambda, it runs each environment's handler for one invocation at a
+// time and starts another environment when all are busy, so concurrent
+// requests run concurrently. (It must: a handler made by lambda.NewHandler
+// returns a slice of a buffer it reuses on its next invocation.)
+type function struct {
+	id         string
+	newHandler Factory
+	timeout    time.Duration
+
+	mu   sync.Mutex
+	idle []lambda.Handler
+}
+
+// acquire returns an idle environment's handler, or a new environment's.
+func (f *function) acquire() lambda.Handler {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n := len(f.idle); n > 0 {
+		h := f.idle[n-1]
+		f.idle = f.idle[:n-1]
+		return h
+	}
+	return f.newHandler()
+}
+
+// release returns an environment to the idle ones.
+func (f *function) release(h lambda.Handler) {
+	f.mu.Lock()
+	f.idle = append(f.idle, h)
+	f.mu.Unlock()
 }
 
 // invoke runs function id with payload as a Lambda would: with the function's
@@ -49,8 +72,8 @@ func (g *Gateway) invoke(ctx context.Context, id string, payload []byte) ([]byte
 }
 
 func (f *function) invoke(ctx context.Context, arn string, payload []byte) (result []byte, err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	handler := f.acquire()
+	defer f.release(handler)
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: newRequestID(), InvokedFunctionArn: arn})
@@ -60,7 +83,7 @@ func (f *function) invoke(ctx context.Context, arn string, payload []byte) (resu
 		}
 	}()
 
-	out, err := f.handler.Invoke(ctx, payload)
+	out, err := handler.Invoke(ctx, payload)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, fmt.Errorf("task timed out after %.2f seconds", f.timeout.Seconds())
 	}

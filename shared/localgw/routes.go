@@ -1,6 +1,8 @@
 package localgw
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -110,4 +112,60 @@ func pathParameters(tmpl, req []string) map[string]string {
 		}
 	}
 	return params
+}
+
+// templateSegments splits a template path such as /teams/{teamId} and checks
+// that every segment is literal, {name}, or (last) the greedy {name+}.
+func templateSegments(path string) ([]string, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, errors.New("does not start with /")
+	}
+	if path == "/" {
+		return nil, nil
+	}
+	segments := strings.Split(path[1:], "/")
+	for i, s := range segments {
+		name, isParam, greedy := paramName(s)
+		switch {
+		case s == "":
+			return nil, errors.New("has an empty segment")
+		case isParam && name == "":
+			return nil, fmt.Errorf("segment %q has no parameter name", s)
+		case greedy && i != len(segments)-1:
+			return nil, fmt.Errorf("greedy segment %q is not the last", s)
+		case !isParam && strings.ContainsAny(s, "{}"):
+			return nil, fmt.Errorf("segment %q: a parameter must be a whole segment", s)
+		}
+	}
+	return segments, nil
+}
+
+// checkVariableSiblings applies API Gateway's rule that a resource has at
+// most one variable child: /a/{x} and /a/{y}/b cannot both exist.
+func checkVariableSiblings(routes []route) error {
+	variable := map[string]string{} // parent path -> its variable child segment
+	for _, r := range routes {
+		for i, s := range r.segments {
+			if _, isParam, _ := paramName(s); !isParam {
+				continue
+			}
+			parent := "/" + strings.Join(r.segments[:i], "/")
+			if other, ok := variable[parent]; ok && other != s {
+				return fmt.Errorf("route %s: %s has two variable children, %s and %s", r.Route, parent, other, s)
+			}
+			variable[parent] = s
+		}
+	}
+	return nil
+}
+
+// paramName reports whether a template segment is a {name} or greedy {name+}
+// parameter, and its name.
+func paramName(segment string) (name string, isParam, greedy bool) {
+	inner, ok := strings.CutPrefix(segment, "{")
+	if inner, ok2 := strings.CutSuffix(inner, "}"); ok && ok2 {
+		name, greedy = strings.CutSuffix(inner, "+")
+		return name, true, greedy
+	}
+	return "", false, false
 }

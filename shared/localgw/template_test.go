@@ -77,6 +77,7 @@ Resources:
 		{"path without leading slash", "Path: /a,", "Path: a,", "does not start with /"},
 		{"partial parameter segment", `Path: "/b/{id}"`, `Path: "/b/x{id}"`, "whole segment"},
 		{"greedy parameter not last", `Path: "/b/{id}"`, `Path: "/b/{id+}/c"`, "not the last"},
+		{"variable siblings with different names", `Path: /a,`, `Path: "/b/{other}",`, "two variable children"},
 		{"unknown method", "Method: post", "Method: fetch", "not an HTTP method"},
 		{"event on the implicit API", "RestApiId: !Ref Api, Path: /a", "Path: /a", "implicit API"},
 		{"zero function timeout", "Timeout: 10", "Timeout: 0", "at least 1 second"},
@@ -103,16 +104,17 @@ func TestLoadTemplateReportsMissingFile(t *testing.T) {
 
 func TestNewNeedsExactlyTheTemplateFunctions(t *testing.T) {
 	tmpl := loadTemplate(t)
-	h := (&proxyFunc{}).handler()
+	handler := (&proxyFunc{}).handler()
+	h := localgw.Factory(func() lambda.Handler { return handler })
 	tests := []struct {
 		name      string
-		functions map[string]lambda.Handler
+		functions map[string]localgw.Factory
 		wantErr   string
 	}{
-		{"all present", map[string]lambda.Handler{"AuthorizerFunction": h, "InvitesFunction": h}, ""},
-		{"missing handler", map[string]lambda.Handler{"AuthorizerFunction": h}, "no handler for function InvitesFunction"},
-		{"nil handler", map[string]lambda.Handler{"AuthorizerFunction": h, "InvitesFunction": nil}, "no handler for function InvitesFunction"},
-		{"unknown function", map[string]lambda.Handler{"AuthorizerFunction": h, "InvitesFunction": h, "TeamsFunction": h}, "TeamsFunction, which is not a function of the template"},
+		{"all present", map[string]localgw.Factory{"AuthorizerFunction": h, "InvitesFunction": h}, ""},
+		{"missing handler", map[string]localgw.Factory{"AuthorizerFunction": h}, "no handler for function InvitesFunction"},
+		{"nil handler", map[string]localgw.Factory{"AuthorizerFunction": h, "InvitesFunction": nil}, "no handler for function InvitesFunction"},
+		{"unknown function", map[string]localgw.Factory{"AuthorizerFunction": h, "InvitesFunction": h, "TeamsFunction": h}, "TeamsFunction, which is not a function of the template"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,25 +9,38 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/invites"
+	"github.com/agentplatform/workspaceapi/shared/localgw"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // Deps are what the functions share.
 type Deps struct {
-	Store     *dynamo.Store
-	Mailer    invites.Mailer
-	Clock     workspace.Clock
-	IDs       workspace.IDGenerator
-	AcceptURL string
+	Store *dynamo.Store
+	// AuthorizerStore, when set, is the authorizer's store (tests count its
+	// round trips apart); nil means Store.
+	AuthorizerStore *dynamo.Store
+	Mailer          invites.Mailer
+	Clock           workspace.Clock
+	IDs             workspace.IDGenerator
+	AcceptURL       string
 }
 
-// Functions returns the Lambda handler of every function of template.yaml, by
-// logical id.
-func Functions(d Deps) map[string]lambda.Handler {
-	return map[string]lambda.Handler{
-		"AuthorizerFunction": lambda.NewHandler(authorizer.New(d.Store, d.Clock)),
-		"InvitesFunction": lambda.NewHandler(invites.Function(invites.Deps{
-			Store: d.Store, Mailer: d.Mailer, Clock: d.Clock, IDs: d.IDs, AcceptURL: d.AcceptURL,
-		})),
+// Functions returns, by logical id, a factory of the Lambda handler of every
+// function of template.yaml: each call makes one execution environment's
+// handler, as a Lambda cold start does.
+func Functions(d Deps) map[string]localgw.Factory {
+	authStore := d.AuthorizerStore
+	if authStore == nil {
+		authStore = d.Store
+	}
+	return map[string]localgw.Factory{
+		"AuthorizerFunction": func() lambda.Handler {
+			return lambda.NewHandler(authorizer.New(authStore, d.Clock))
+		},
+		"InvitesFunction": func() lambda.Handler {
+			return lambda.NewHandler(invites.Function(invites.Deps{
+				Store: d.Store, Mailer: d.Mailer, Clock: d.Clock, IDs: d.IDs, AcceptURL: d.AcceptURL,
+			}))
+		},
 	}
 }

@@ -1,0 +1,255 @@
+// Package apitest runs the API end to end for integration tests: requests go
+// through the local gateway built from template.yaml, the real key authorizer
+// and the real function handlers, to a fresh table in DynamoDB Local. Every
+// response is validated against the OpenAPI document, and every error body is
+// checked to be exactly {"error": string}.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/apispec"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
+	"github.com/agentplatform/workspaceapi/shared/fixture"
+	"github.com/agentplatform/workspaceapi/shared/localgw"
+	"github.com/agentplatform/workspaceapi/shared/mail"
+	"github.com/agentplatform/workspaceapi/shared/stack"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// Start is the time every Env's clock starts at.
+var Start = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// Clock is a settable clock shared by the functions and the test.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// Env is one running API over a fresh table.
+type Env struct {
+	URL   string
+	Store *dynamo.Store
+	// FunctionTrips counts the round trips of the endpoint functions,
+	// AuthorizerTrips those of the authorizer.
+	FunctionTrips, AuthorizerTrips *dynamo.RoundTrips
+	Mail                           *mail.Recorder
+	Clock                          *Clock
+	validator                      *apispec.Validator
+}
+
+// Options tunes New.
+type Options struct {
+	// AuthorizerTTL is the gateway's authorizer cache; 0 (the default) disables it.
+	AuthorizerTTL time.Duration
+}
+
+// RepoRoot returns the repository's root directory (where go.mod is).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// New starts an Env whose table holds fixtureJSON (decisions §8 format).
+func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	ctx := context.Background()
+	funcTrips, authTrips := &dynamo.RoundTrips{}, &dynamo.RoundTrips{}
+	client := dynamolocal.NewClient(t, funcTrips)
+	table := dynamolocal.NewTable(t, client)
+	store := dynamo.New(client, table)
+	authStore := dynamo.New(dynamolocal.NewClient(t, authTrips), table)
+
+	clock := &Clock{t: Start}
+	f, err := fixture.Parse([]byte(fixtureJSON))
+	if err != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+	if _, err := fixture.Load(ctx, store, f, clock.Now(), nil); err != nil {
+		t.Fatalf("load fixture: %v", err)
+	}
+
+	tmpl, err := localgw.LoadTemplate(filepath.Join(RepoRoot(t), "template.yaml"))
+	if err != nil {
+		t.Fatalf("template: %v", err)
+	}
+	recorder := &mail.Recorder{Logger: slog.New(slog.DiscardHandler)}
+	fns := stack.Functions(stack.Deps{
+		Store: store, AuthorizerStore: authStore, Mailer: recorder, Clock: clock,
+		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: "https://app.example.com/invitations/accept",
+	})
+	ttl := o.AuthorizerTTL
+	gw, err := localgw.New(tmpl, fns, localgw.Options{
+		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatalf("gateway: %v", err)
+	}
+	srv := httptest.NewServer(gw)
+	t.Cleanup(srv.Close)
+
+	validator, err := apispec.NewValidator(ctx)
+	if err != nil {
+		t.Fatalf("OpenAPI document: %v", err)
+	}
+	funcTrips.Reset()
+	return &Env{
+		URL: srv.URL, Store: store, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
+		Mail: recorder, Clock: clock, validator: validator,
+	}
+}
+
+// Response is what a request got, with the round trips it cost.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// FunctionTrips and AuthorizerTrips are the DynamoDB round trips of the request.
+	FunctionTrips, AuthorizerTrips int
+}
+
+// JSON decodes the body into v, failing the test when it cannot.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode body %s: %v", r.Body, err)
+	}
+}
+
+// Error returns the message of an error body.
+func (r *Response) Error(t testing.TB) string {
+	t.Helper()
+	var body struct{ Error string }
+	r.JSON(t, &body)
+	return body.Error
+}
+
+// Do sends a request with key as bearer credential (none when empty) and body
+// as JSON text (none when empty). It fails the test when the response does
+// not match the OpenAPI document or an error body is not exactly {"error": string}.
+func (e *Env) Do(t testing.TB, method, path, key, body string) *Response {
+	t.Helper()
+	headers := map[string]string{}
+	if key != "" {
+		headers["Authorization"] = "Bearer " + key
+	}
+	return e.DoRaw(t, method, path, headers, body)
+}
+
+// DoRaw is Do with the request's headers given as they are (an empty value
+// sends no header), with the same checks of the response.
+func (e *Env) DoRaw(t testing.TB, method, path string, headers map[string]string, body string) *Response {
+	t.Helper()
+	var rdr io.Reader
+	if body != "" {
+		rdr = bytes.NewBufferString(body)
+	}
+	req, err := http.NewRequest(method, e.URL+path, rdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	e.FunctionTrips.Reset()
+	e.AuthorizerTrips.Reset()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: data,
+		FunctionTrips: e.FunctionTrips.Count(), AuthorizerTrips: e.AuthorizerTrips.Count()}
+	e.check(t, req, resp)
+	return resp
+}
+
+// check holds every response to the document and every error to its shape.
+func (e *Env) check(t testing.TB, req *http.Request, resp *Response) {
+	t.Helper()
+	if resp.Status >= 400 {
+		CheckErrorBody(t, resp.Header, resp.Body)
+	}
+	if !e.validator.HasRoute(req) {
+		// The gateway answers unknown routes 404 before anything runs; the
+		// document has no operation to hold them to.
+		if resp.Status != http.StatusNotFound {
+			t.Errorf("%s %s is not in the OpenAPI document but answered %d", req.Method, req.URL.Path, resp.Status)
+		}
+		return
+	}
+	if err := e.validator.ValidateResponse(context.Background(), req, resp.Status, resp.Header, resp.Body); err != nil {
+		t.Errorf("%s %s answered %d %s, which the OpenAPI document does not allow: %v",
+			req.Method, req.URL.Path, resp.Status, resp.Body, err)
+	}
+}
+
+// CheckErrorBody fails the test unless body is exactly one JSON object with one
+// string field "error", served as application/json.
+func CheckErrorBody(t testing.TB, header http.Header, body []byte) {
+	t.Helper()
+	if ct := header.Get("Content-Type"); ct != "application/json" && ct != "application/json; charset=utf-8" {
+		t.Errorf("error Content-Type = %q, want application/json", ct)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(body, &fields); err != nil {
+		t.Errorf("error body %q is not a JSON object: %v", body, err)
+		return
+	}
+	msg, ok := fields["error"].(string)
+	if len(fields) != 1 || !ok || msg == "" {
+		t.Errorf("error body = %s, want exactly {\"error\": \"<message>\"}", body)
+	}
+}

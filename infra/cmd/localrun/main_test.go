@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/apitest"
+	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
+)
+
+func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }
+
+// startRunner runs the runner as `make run` does, on a free port, and returns its base URL.
+func startRunner(t *testing.T) (string, *lockedBuffer) {
+	t.Helper()
+	root := apitest.RepoRoot(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	t.Setenv("ADDR", addr)
+	t.Setenv("DYNAMODB_ENDPOINT", dynamolocal.Endpoint(t))
+	t.Setenv("TABLE_NAME", fmt.Sprintf("runner-%d", time.Now().UnixNano()))
+	t.Setenv("FIXTURE", filepath.Join(root, "infra/fixtures/demo.json"))
+	t.Setenv("TEMPLATE", filepath.Join(root, "template.yaml"))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, out) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runner stopped with %v", err)
+		}
+	})
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "listening on http://"+addr) {
+		select {
+		case err := <-done:
+			t.Fatalf("runner exited early: %v\n%s", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runner did not print 'listening on http://%s':\n%s", addr, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "http://" + addr, out
+}
+
+func TestRunnerPrintsKeysAndACurlToTry(t *testing.T) {
+	_, out := startRunner(t)
+	for _, want := range []string{"wk_demoAdminKey0000000000000000000000000001", "curl -s -H 'Authorization: Bearer", "POST    /workspaceapi/invites"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("runner output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// example is one curl of the README and the status it documents.
+type example struct {
+	line       int
+	method     string
+	url        string
+	headers    http.Header
+	body       string
+	wantStatus int
+	wantBody   string // the documented answer after the status
+}
+
+func TestReadmeExamplesAnswerAsDocumented(t *testing.T) {
+	base, out := startRunner(t)
+	examples := readmeExamples(t, filepath.Join(apitest.RepoRoot(t), "README.md"))
+	if len(examples) < 10 {
+		t.Fatalf("found %d curl examples in README.md, want the documented set", len(examples))
+	}
+	for _, ex := range examples {
+		url := strings.Replace(ex.url, "http://127.0.0.1:3000", base, 1)
+		req, err := http.NewRequest(ex.method, url, strings.NewReader(ex.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = ex.headers
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("README line %d: %v", ex.line, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != ex.wantStatus {
+			t.Errorf("README line %d: %s %s answered %d %s, README says %d", ex.line, ex.method, ex.url, res.StatusCode, body, ex.wantStatus)
+			continue
+		}
+		checkDocumentedBody(t, ex, body)
+		if res.StatusCode >= 400 {
+			apitest.CheckErrorBody(t, res.Header, body)
+		}
+	}
+	if n := strings.Count(out.String(), "e-mail recorded"); n != 1 {
+		t.Errorf("the examples recorded %d e-mails, want exactly 1", n)
+	}
+}
+
+// checkDocumentedBody compares an answer with the README's: exactly for a
+// documented error, and the keys it shows for other bodies (it elides the rest).
+func checkDocumentedBody(t *testing.T, ex example, body []byte) {
+	t.Helper()
+	if strings.HasPrefix(ex.wantBody, `{"error": `) {
+		var got, want map[string]any
+		if json.Unmarshal(body, &got) != nil || json.Unmarshal([]byte(ex.wantBody), &want) != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("README line %d: body %s, README says %s", ex.line, body, ex.wantBody)
+		}
+		return
+	}
+	var want map[string]any
+	if err := json.Unmarshal([]byte(ex.wantBody), &want); err != nil {
+		return // an elided answer ("..."): the status is what is checked
+	}
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("README line %d: body %s, README says %s", ex.line, body, ex.wantBody)
+	}
+}
+
+// readmeExamples reads every one-line curl of the README's sh blocks with the
+// "# => STATUS ..." line that follows it.
+func readmeExamples(t *testing.T, path string) []example {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []example
+	var pending *example
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "curl "):
+			ex := parseCurl(t, n, line)
+			pending = &ex
+		case strings.HasPrefix(line, "# => ") && pending != nil:
+			status, rest, _ := strings.Cut(strings.TrimPrefix(line, "# => "), " ")
+			code, err := strconv.Atoi(status)
+			if err != nil {
+				t.Fatalf("README line %d: %q has no status", n, line)
+			}
+			pending.wantStatus, pending.wantBody = code, rest
+			out = append(out, *pending)
+			pending = nil
+		}
+	}
+	return out
+}
+
+// parseCurl reads the curl options the README uses: -s, -i, -X, -H, -d.
+func parseCurl(t *testing.T, n int, line string) example {
+	t.Helper()
+	words := shellWords(t, n, line)[1:]
+	ex := example{line: n, method: http.MethodGet, headers: http.Header{}}
+	for i := 0; i < len(words); i++ {
+		switch w := words[i]; w {
+		case "-s", "-i", "-S":
+		case "-X":
+			i++
+			ex.method = words[i]
+		case "-H":
+			i++
+			k, v, _ := strings.Cut(words[i], ":")
+			ex.headers.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		case "-d", "--data":
+			i++
+			ex.body = words[i]
+			if ex.method == http.MethodGet {
+				ex.method = http.MethodPost
+			}
+		default:
+			if strings.HasPrefix(w, "-") {
+				t.Fatalf("README line %d: curl option %s is not understood by this test", n, w)
+			}
+			ex.url = w
+		}
+	}
+	return ex
+}
+
+// shellWords splits a command line on blanks, honouring single quotes.
+func shellWords(t *testing.T, n int, s string) []string {
+	var words []string
+	var cur bytes.Buffer
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case quoted && r == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteRune(r)
+		case r == '\'':
+			quoted, inWord = true, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("README line %d: unbalanced quote", n)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// lockedBuffer is a bytes.Buffer safe for the runner's log and the test to share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,219 @@
+// Command wsadmin is the operators' tool for the Workspace Administration API's
+// DynamoDB table, on a deployed tenant or on DynamoDB Local: it creates the
+// table, loads fixtures and issues, lists, disables, enables and rotates API
+// keys. Keys are stored only as hashes; an issued key's plaintext is printed
+// once and never again.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/fixture"
+)
+
+const usage = `Usage: wsadmin [-table NAME] [-endpoint URL] [-region R] <command>
+
+Commands:
+  create-table
+        create the single table (nothing happens when it exists) and wait until it is active
+  load-fixture FILE
+        load a fixture (workspaces, members, teams, agents, invitations, API keys);
+        a fixture with events needs the ingest function, which this build does not have yet
+  keys issue -workspace WS -user USER -name NAME -scopes read,write,invite [-team TEAM] [-expires RFC3339 | -days N]
+        issue an API key acting as member USER; prints its plaintext once, with its id
+  keys list -workspace WS
+        id, name, user, scopes, team, expiry and state of the workspace's keys
+  keys disable -workspace WS -id KEY_ID
+  keys enable -workspace WS -id KEY_ID
+  keys rotate -workspace WS -id KEY_ID [-days N]
+        issue a key with the same owner, scopes and team, print it once, then
+        disable the old one; -days is needed when the old key expires
+
+Flags:
+  -table NAME     the table (default $TABLE_NAME)
+  -endpoint URL   DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local
+                  (default $DYNAMODB_ENDPOINT; empty: AWS)
+  -region R       AWS region (default: the AWS configuration's)
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a mistake in the command line: exit status 2, with the usage.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// run runs one wsadmin command line (without the program name) and returns its
+// exit status: 0 on success, 1 when the command failed, 2 for a usage error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdout, stderr)
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "wsadmin: %v\n\n%s", err, usage)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "wsadmin: %v\n", explain(err))
+		return 1
+	}
+}
+
+// app holds the global flags and the output of one run.
+type app struct {
+	table, endpoint, region string
+	stdout, stderr          io.Writer
+	now                     func() time.Time
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a := &app{stdout: stdout, stderr: stderr, now: func() time.Time { return time.Now().UTC() }}
+	fs := newFlagSet("wsadmin")
+	fs.StringVar(&a.table, "table", os.Getenv("TABLE_NAME"), "")
+	fs.StringVar(&a.endpoint, "endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "")
+	fs.StringVar(&a.region, "region", "", "")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return usagef("no command given")
+	}
+	switch cmd, rest := rest[0], rest[1:]; cmd {
+	case "create-table":
+		return a.createTable(ctx, rest)
+	case "load-fixture":
+		return a.loadFixture(ctx, rest)
+	case "keys":
+		return a.keys(ctx, rest)
+	case "help":
+		return flag.ErrHelp
+	default:
+		return usagef("unknown command %q", cmd)
+	}
+}
+
+// newFlagSet returns a flag set that reports errors instead of printing them.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parse parses args into fs, turning its errors into usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usagef("%s: %v", fs.Name(), err)
+}
+
+// noArgs reports the positional arguments a command does not take.
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// client returns a DynamoDB client for the global flags; it needs a table name.
+func (a *app) client(ctx context.Context) (*dynamodb.Client, error) {
+	if a.table == "" {
+		return nil, usagef("no table: give -table NAME or set TABLE_NAME")
+	}
+	var opts []func(*dynamodb.Options)
+	if a.region != "" {
+		region := a.region
+		opts = append(opts, func(o *dynamodb.Options) { o.Region = region })
+	}
+	return dynamo.NewClient(ctx, a.endpoint, opts...)
+}
+
+// store returns the store over the table of the global flags.
+func (a *app) store(ctx context.Context) (*dynamo.Store, error) {
+	client, err := a.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return dynamo.New(client, a.table), nil
+}
+
+func (a *app) createTable(ctx context.Context, args []string) error {
+	fs := newFlagSet("create-table")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	client, err := a.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := dynamo.CreateTable(ctx, client, a.table); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "table %s is ready\n", a.table)
+	return nil
+}
+
+func (a *app) loadFixture(ctx context.Context, args []string) error {
+	fs := newFlagSet("load-fixture")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("load-fixture: give exactly one FILE")
+	}
+	if a.table == "" {
+		return usagef("no table: give -table NAME or set TABLE_NAME")
+	}
+	f, err := fixture.ReadFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	store, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	sum, err := fixture.Load(ctx, store, f, a.now(), nil)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", fs.Arg(0), err)
+	}
+	fmt.Fprintf(a.stdout, "loaded %s into %s: %v\n", fs.Arg(0), a.table, sum)
+	return nil
+}
+
+// explain adds what to do to errors an operator can fix.
+func explain(err error) error {
+	var missing *types.ResourceNotFoundException
+	if errors.As(err, &missing) {
+		return fmt.Errorf("%w (does the table exist? create it with: wsadmin create-table)", err)
+	}
+	return err
+}

@@ -1,0 +1,93 @@
+package dynamo
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+func TestSnapshotItems(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	snap := Snapshot{
+		Workspace:   workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, SeatsUsed: 99},
+		Members:     []workspace.Member{{ID: "u1", Email: "One@a.example", Role: workspace.RoleAdmin}},
+		Teams:       []workspace.Team{{ID: "t1", Name: "T"}},
+		TeamMembers: []workspace.TeamMembership{{TeamID: "t1", UserID: "u1", Role: workspace.TeamRoleGuest}},
+		Agents: []workspace.Agent{
+			{ID: "a1", TeamID: "t1", AgentDiscoverability: "team"},
+			{ID: "a2", AgentDiscoverability: "none", PromotionRequests: []workspace.PromotionRequest{
+				{ID: "p1", RequestedAt: time.Date(2026, 1, 2, 5, 0, 0, 0, time.FixedZone("x", 2*3600))},
+			}},
+		},
+		Invitations: []workspace.Invitation{
+			{ID: "i1", Email: "p@a.example", Status: "pending", CreatedAt: "2026-11-20T10:00:00+02:00", ExpiresAt: "2027-07-01T00:00:00Z"},
+			{ID: "i2", Email: "e@a.example", Status: "expired", CreatedAt: "2026-10-01T00:00:00Z", ExpiresAt: "2026-10-08T00:00:00Z"},
+			{ID: "i3", Email: "late@a.example", Status: "pending", CreatedAt: "2026-11-01T00:00:00Z", ExpiresAt: "2026-11-21T12:00:00Z"},
+		},
+		APIKeys: []workspace.APIKey{{ID: "key_1", Hash: "abc", UserID: "u1", Scopes: []workspace.Scope{"read"}}},
+	}
+	items, err := snapshotItems(snap, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 per member and invitation, 1 per team, membership, agent and key, and the workspace.
+	if len(items) != 2+1+1+2+6+1+1 {
+		t.Fatalf("%d items", len(items))
+	}
+	for _, it := range items {
+		switch it := it.(type) {
+		case workspaceItem:
+			if it.SeatsUsed != 2 { // the member and i1; i3 expired at now exactly
+				t.Errorf("seatsUsed = %d, want 2", it.SeatsUsed)
+			}
+		case invitationItem:
+			if it.ID == "i1" && (it.CreatedAt != "2026-11-20T08:00:00.000Z" || it.ExpiresAt != "2027-07-01T00:00:00.000Z" || !it.HoldsSeat) {
+				t.Errorf("i1 = %+v", it)
+			}
+			if it.ID != "i1" && it.HoldsSeat {
+				t.Errorf("%s holds a seat", it.ID)
+			}
+			if it.CustomerID != "ws1" {
+				t.Errorf("%s customerId = %q", it.ID, it.CustomerID)
+			}
+		case claimItem:
+			if it.SK == "EMAIL#one@a.example" && it.UserID != "u1" {
+				t.Errorf("member claim = %+v", it)
+			}
+		case teamMemberItem:
+			if it.PK != "WS#ws1" || it.SK != "TEAMMEMBER#t1#u1" || it.GSI1PK != "WS#ws1#USER#u1" || it.GSI1SK != "TEAM#t1" || it.Entity != typeTeamMember {
+				t.Errorf("membership = %+v", it)
+			}
+		case agentItem:
+			if it.ID == "a1" && (it.GSI1PK != "WS#ws1#TEAM#t1" || it.GSI1SK != "AGENT#a1") {
+				t.Errorf("a1 = %+v", it)
+			}
+			if it.ID == "a2" && (it.GSI1PK != "" || it.GSI1SK != "" || it.PromotionRequests[0].RequestedAt != "2026-01-02T03:00:00.000Z") {
+				t.Errorf("a2 = %+v", it)
+			}
+			if it.Tags == nil || it.Connections == nil || it.KeyMetrics == nil || it.PromotionRequests == nil {
+				t.Errorf("agent %s has nil lists", it.ID)
+			}
+		case apiKeyItem:
+			if it.WorkspaceID != "ws1" || it.GSI1PK != "WS#ws1#KEYS" {
+				t.Errorf("key = %+v", it)
+			}
+		}
+	}
+
+	bad := snap
+	bad.Agents = []workspace.Agent{{ID: "a9", WorkspaceID: "ws2"}}
+	if _, err := snapshotItems(bad, now); err == nil || !strings.Contains(err.Error(), "agent a9 belongs to workspace ws2") {
+		t.Errorf("foreign agent: err = %v", err)
+	}
+	bad = snap
+	bad.Invitations = []workspace.Invitation{{ID: "i9", CreatedAt: "yesterday", ExpiresAt: "2027-01-01T00:00:00Z"}}
+	if _, err := snapshotItems(bad, now); err == nil || !strings.Contains(err.Error(), "invitation i9: createdAt") {
+		t.Errorf("bad time: err = %v", err)
+	}
+	if _, err := snapshotItems(Snapshot{}, now); err == nil {
+		t.Error("a snapshot without a workspace id was accepted")
+	}
+}

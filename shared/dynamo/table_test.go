@@ -1,0 +1,102 @@
+package dynamo_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
+)
+
+// templateTable is the part of template.yaml's Table resource the code must match.
+type templateTable struct {
+	Resources struct {
+		Table struct {
+			Properties struct {
+				BillingMode          string `yaml:"BillingMode"`
+				AttributeDefinitions []struct {
+					AttributeName string `yaml:"AttributeName"`
+					AttributeType string `yaml:"AttributeType"`
+				} `yaml:"AttributeDefinitions"`
+				KeySchema              []keyElement `yaml:"KeySchema"`
+				GlobalSecondaryIndexes []struct {
+					IndexName  string       `yaml:"IndexName"`
+					KeySchema  []keyElement `yaml:"KeySchema"`
+					Projection struct {
+						ProjectionType string `yaml:"ProjectionType"`
+					} `yaml:"Projection"`
+				} `yaml:"GlobalSecondaryIndexes"`
+				TimeToLiveSpecification struct {
+					AttributeName string `yaml:"AttributeName"`
+					Enabled       bool   `yaml:"Enabled"`
+				} `yaml:"TimeToLiveSpecification"`
+			} `yaml:"Properties"`
+		} `yaml:"Table"`
+	} `yaml:"Resources"`
+}
+
+type keyElement struct {
+	AttributeName string `yaml:"AttributeName"`
+	KeyType       string `yaml:"KeyType"`
+}
+
+func TestTableDefinitionMatchesTemplate(t *testing.T) {
+	data, err := os.ReadFile("../../template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpl templateTable
+	if err := yaml.Unmarshal(data, &tmpl); err != nil {
+		t.Fatalf("parse template.yaml: %v", err)
+	}
+	want := tmpl.Resources.Table.Properties
+	got := dynamo.TableDefinition("t")
+
+	if string(got.BillingMode) != want.BillingMode {
+		t.Errorf("billing mode: code %s, template %s", got.BillingMode, want.BillingMode)
+	}
+	if len(got.AttributeDefinitions) != len(want.AttributeDefinitions) {
+		t.Fatalf("attribute definitions: code %d, template %d", len(got.AttributeDefinitions), len(want.AttributeDefinitions))
+	}
+	for i, a := range got.AttributeDefinitions {
+		if w := want.AttributeDefinitions[i]; aws.ToString(a.AttributeName) != w.AttributeName || string(a.AttributeType) != w.AttributeType {
+			t.Errorf("attribute %d: code %s %s, template %s %s", i, aws.ToString(a.AttributeName), a.AttributeType, w.AttributeName, w.AttributeType)
+		}
+	}
+	sameKeys := func(what string, code []keyElement, tmpl []keyElement) {
+		t.Helper()
+		if len(code) != len(tmpl) {
+			t.Errorf("%s: code %v, template %v", what, code, tmpl)
+			return
+		}
+		for i := range code {
+			if code[i] != tmpl[i] {
+				t.Errorf("%s: code %v, template %v", what, code, tmpl)
+			}
+		}
+	}
+	var codeKeys []keyElement
+	for _, k := range got.KeySchema {
+		codeKeys = append(codeKeys, keyElement{aws.ToString(k.AttributeName), string(k.KeyType)})
+	}
+	sameKeys("key schema", codeKeys, want.KeySchema)
+	if len(got.GlobalSecondaryIndexes) != len(want.GlobalSecondaryIndexes) {
+		t.Fatalf("GSIs: code %d, template %d", len(got.GlobalSecondaryIndexes), len(want.GlobalSecondaryIndexes))
+	}
+	for i, g := range got.GlobalSecondaryIndexes {
+		w := want.GlobalSecondaryIndexes[i]
+		if aws.ToString(g.IndexName) != w.IndexName || string(g.Projection.ProjectionType) != w.Projection.ProjectionType {
+			t.Errorf("GSI %d: code %s/%s, template %s/%s", i, aws.ToString(g.IndexName), g.Projection.ProjectionType, w.IndexName, w.Projection.ProjectionType)
+		}
+		var k []keyElement
+		for _, e := range g.KeySchema {
+			k = append(k, keyElement{aws.ToString(e.AttributeName), string(e.KeyType)})
+		}
+		sameKeys("GSI "+w.IndexName, k, w.KeySchema)
+	}
+	if ttl := want.TimeToLiveSpecification; !ttl.Enabled || ttl.AttributeName != dynamo.AttrTTL {
+		t.Errorf("template TTL %+v, want enabled on %q", ttl, dynamo.AttrTTL)
+	}
+}

@@ -33,7 +33,8 @@ $(DDB_LOCAL_STAMP): $(DDB_LOCAL_DIR)/package.json $(DDB_LOCAL_DIR)/package-lock.
 	@touch $@
 
 run: deps
-	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/localrun
+	$(GO) build -o bin/localrun ./infra/cmd/localrun
+	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) exec bin/localrun
 
 vet:
 	$(GO) vet ./...

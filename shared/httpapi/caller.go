@@ -76,3 +76,16 @@ func Caller(r *http.Request, scope workspace.Scope) (workspace.Caller, error) {
 	}
 	return c, nil
 }
+
+// WorkspaceCaller is Caller for workspace-wide endpoints: it also returns a
+// KindForbidden error for a team-scoped key.
+func WorkspaceCaller(r *http.Request, scope workspace.Scope) (workspace.Caller, error) {
+	c, err := Caller(r, scope)
+	if err != nil {
+		return workspace.Caller{}, err
+	}
+	if err := c.RequireWorkspaceWide(); err != nil {
+		return workspace.Caller{}, err
+	}
+	return c, nil
+}

@@ -18,12 +18,8 @@ import (
 // free seat (403), the last two enforced inside the storing transaction.
 func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspace.IDGenerator, acceptURL string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		caller, err := httpapi.Caller(r, workspace.ScopeInvite)
+		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeInvite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		if err := caller.RequireWorkspaceWide(); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}

@@ -16,12 +16,8 @@ type listResponse struct {
 // invitation of the workspace, oldest first.
 func listInvites(store Store, clock workspace.Clock) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		caller, err := httpapi.Caller(r, workspace.ScopeRead)
+		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeRead)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		if err := caller.RequireWorkspaceWide(); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}

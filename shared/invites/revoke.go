@@ -20,12 +20,8 @@ var revoked = map[string]string{"status": "revoked"}
 // caller's workspace fails alone with "invitation not found".
 func revokeInvites(store Store) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		caller, err := httpapi.Caller(r, workspace.ScopeInvite)
+		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeInvite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		if err := caller.RequireWorkspaceWide(); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}

@@ -7,7 +7,6 @@ import (
 	"log"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 
 	"github.com/agentplatform/workspaceapi/shared/config"
@@ -24,16 +23,14 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
+	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
 		log.Fatal(err)
 	}
+	db := dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint)
+	// Without a sender address (sam local, tests) e-mails are logged, not sent.
 	var mailer invites.Mailer = &mail.Recorder{}
 	if cfg.MailFrom != "" {
-		awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
-		if err != nil {
-			log.Fatal(err)
-		}
 		mailer = mail.SES{Client: sesv2.NewFromConfig(awsCfg), From: cfg.MailFrom}
 	}
 	clock := workspace.SystemClock{}

@@ -14,11 +14,11 @@ import (
 
 const defaultTableWait = 2 * time.Minute
 
-// NewClient returns a DynamoDB client from the default AWS configuration. A
-// non-empty endpoint (DynamoDB Local) overrides the service address, and then
-// the region and credentials default to local stand-ins when the environment
-// gives none. It does no I/O; it fails only on an unreadable AWS configuration.
-func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+// LoadAWSConfig returns the default AWS configuration. With a non-empty
+// endpoint (DynamoDB Local) the region and credentials default to local
+// stand-ins when the environment gives none. It does no network I/O; it fails
+// only on an unreadable AWS configuration.
+func LoadAWSConfig(ctx context.Context, endpoint string) (aws.Config, error) {
 	var loadOpts []func(*config.LoadOptions) error
 	if endpoint != "" {
 		if os.Getenv("AWS_REGION") == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
@@ -31,14 +31,29 @@ func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Op
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return aws.Config{}, fmt.Errorf("load AWS configuration: %w", err)
 	}
+	return cfg, nil
+}
+
+// ClientFromConfig returns a DynamoDB client for cfg; a non-empty endpoint
+// overrides the service address.
+func ClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	if endpoint != "" {
 		optFns = append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}}, optFns...)
 	}
-	return dynamodb.NewFromConfig(cfg, optFns...), nil
+	return dynamodb.NewFromConfig(cfg, optFns...)
+}
+
+// NewClient is LoadAWSConfig followed by ClientFromConfig.
+func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+	cfg, err := LoadAWSConfig(ctx, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return ClientFromConfig(cfg, endpoint, optFns...), nil
 }
 
 // Store reads and writes the service's items in one table. Its methods return

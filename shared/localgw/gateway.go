@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
 )
 
 // maxBodyBytes is API Gateway's payload limit (10 MB).

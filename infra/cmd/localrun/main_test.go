@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/workspaceapi/shared/apispec"
 	"github.com/agentplatform/workspaceapi/shared/apitest"
 	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
 )
@@ -86,6 +87,10 @@ type example struct {
 
 func TestReadmeExamplesAnswerAsDocumented(t *testing.T) {
 	base, out := startRunner(t)
+	validator, err := apispec.NewValidator(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	examples := readmeExamples(t, filepath.Join(apitest.RepoRoot(t), "README.md"))
 	if len(examples) < 10 {
 		t.Fatalf("found %d curl examples in README.md, want the documented set", len(examples))
@@ -108,6 +113,11 @@ func TestReadmeExamplesAnswerAsDocumented(t *testing.T) {
 			continue
 		}
 		checkDocumentedBody(t, ex, body)
+		if validator.HasRoute(req) {
+			if err := validator.ValidateResponse(context.Background(), req, res.StatusCode, res.Header, body); err != nil {
+				t.Errorf("README line %d: the answer breaks the OpenAPI document: %v", ex.line, err)
+			}
+		}
 		if res.StatusCode >= 400 {
 			apitest.CheckErrorBody(t, res.Header, body)
 		}

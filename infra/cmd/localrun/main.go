@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/fixture"
@@ -91,7 +92,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fns := stack.Functions(stack.Deps{
 		Store: store, Mailer: &mail.Recorder{Logger: logger}, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: "http://" + addr + "/invitations/accept",
+		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
 	})
 	gw, err := localgw.New(tmpl, fns, localgw.Options{Logger: logger})
 	if err != nil {

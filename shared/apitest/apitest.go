@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/agentplatform/workspaceapi/shared/apispec"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
@@ -58,9 +56,6 @@ func (c *Clock) Advance(d time.Duration) {
 type Env struct {
 	URL   string
 	Store *dynamo.Store
-	// DB is the raw client of Store's table, for tests that must reach state
-	// no endpoint changes yet.
-	DB *dynamodb.Client
 	// FunctionTrips counts the round trips of the endpoint functions,
 	// AuthorizerTrips those of the authorizer.
 	FunctionTrips, AuthorizerTrips *dynamo.RoundTrips
@@ -144,7 +139,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	funcTrips.Reset()
 	return &Env{
-		URL: srv.URL, Store: store, DB: client, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
+		URL: srv.URL, Store: store, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
 		Mail: recorder, Clock: clock, validator: validator,
 	}
 }

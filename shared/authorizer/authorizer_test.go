@@ -3,9 +3,6 @@ package authorizer_test
 import (
 	"net/http"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"slices"
 	"testing"
 	"time"
@@ -22,6 +19,9 @@ const (
 	keyInvite   = "wk_authInviteKey0000000000000000000000001"
 	keyDisabled = "wk_authDisabledKey00000000000000000000001"
 	keyExpired  = "wk_authExpiredKey000000000000000000000001"
+	keyNoScope  = "wk_authNoScopeKey000000000000000000000001"
+	// keyOwnerLeft belongs to u_gone, who is no longer a member.
+	keyOwnerLeft = "wk_authOwnerLeftKey0000000000000000000001"
 )
 
 const fixtureJSON = `{"workspaces": [{"id": "ws_auth", "name": "Auth Co", "seats": 50, "teamSettingsEnabled": true,
@@ -34,6 +34,8 @@ const fixtureJSON = `{"workspaces": [{"id": "ws_auth", "name": "Auth Co", "seats
   {"key": "` + keyWrite + `", "name": "write", "userId": "u_1", "scopes": ["write"], "teamId": null, "expiresAt": null, "disabled": false},
   {"key": "` + keyInvite + `", "name": "invite", "userId": "u_1", "scopes": ["invite"], "teamId": null, "expiresAt": null, "disabled": false},
   {"key": "` + keyDisabled + `", "name": "disabled", "userId": "u_1", "scopes": ["read"], "teamId": null, "expiresAt": null, "disabled": true},
+  {"key": "` + keyNoScope + `", "name": "none", "userId": "u_1", "scopes": [], "teamId": null, "expiresAt": null, "disabled": false},
+  {"key": "` + keyOwnerLeft + `", "name": "former member's", "userId": "u_gone", "scopes": ["read"], "teamId": null, "expiresAt": null, "disabled": false},
   {"key": "` + keyExpired + `", "name": "expired", "userId": "u_1", "scopes": ["read"], "teamId": null, "expiresAt": "2026-11-21T11:59:59Z", "disabled": false}
  ]}]}`
 
@@ -186,22 +188,15 @@ func doWithHeader(t *testing.T, env *apitest.Env, method, path, header string) *
 
 func TestKeyWhoseOwnerLeftIs401(t *testing.T) {
 	env := apitest.New(t, fixtureJSON)
-	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyRead, ""); res.Status != http.StatusOK {
-		t.Fatalf("before: %d", res.Status)
-	}
-	// No endpoint removes members yet: remove u_1's member item directly.
-	_, err := env.DB.DeleteItem(t.Context(), &dynamodb.DeleteItemInput{
-		TableName: aws.String(env.Store.Table()),
-		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "WS#ws_auth"},
-			"SK": &types.AttributeValueMemberS{Value: "MEMBER#u_1"},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyRead, "")
+	res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyOwnerLeft, "")
 	if res.Status != http.StatusUnauthorized || res.Error(t) != unauthorizedMessage {
-		t.Errorf("after the owner left: %d %s, want 401 %q", res.Status, res.Body, unauthorizedMessage)
+		t.Errorf("key of a former member: %d %s, want 401 %q", res.Status, res.Body, unauthorizedMessage)
+	}
+}
+
+func TestKeyWithoutScopesIs403(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyNoScope, ""); res.Status != http.StatusForbidden {
+		t.Errorf("key without scopes: %d %s, want 403", res.Status, res.Body)
 	}
 }

@@ -38,6 +38,9 @@ type Clock struct {
 	t  time.Time
 }
 
+// NewClock returns a clock standing at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -105,7 +108,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	store := dynamo.New(client, table)
 	authStore := dynamo.New(dynamolocal.NewClient(t, authTrips), table)
 
-	clock := &Clock{t: Start}
+	clock := NewClock(Start)
 	f, err := fixture.Parse([]byte(fixtureJSON))
 	if err != nil {
 		t.Fatalf("fixture: %v", err)

@@ -2,7 +2,6 @@ package authorizer_test
 
 import (
 	"net/http"
-
 	"slices"
 	"testing"
 	"time"

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/agentplatform/workspaceapi/shared/apitest"
 	"github.com/agentplatform/workspaceapi/shared/localgw"
 )
 
@@ -149,7 +150,7 @@ func TestAuthorizerCacheReusesPolicyAcrossRoutes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			clk := &clock{now: testNow}
+			clk := apitest.NewClock(testNow)
 			auth, fn := tc.auth(), &proxyFunc{}
 			g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
 				"AuthorizerFunction": auth.handler(), "InvitesFunction": fn.handler(),

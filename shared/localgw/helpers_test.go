@@ -95,24 +95,6 @@ Resources:
         ListItems: {Type: Api, Properties: {RestApiId: !Ref Api, Path: /items, Method: get}}
 `
 
-// clock is a settable Options.Now.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func loadTemplate(t *testing.T) *localgw.Template {
 	t.Helper()
 	tmpl, err := localgw.LoadTemplate(realTemplate)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/authctx"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -66,7 +66,7 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 		return events.APIGatewayCustomAuthorizerResponse{
 			PrincipalID:    key.UserID,
 			PolicyDocument: Policy(req.MethodArn, key.Scopes),
-			Context:        httpapi.CallerContext(caller),
+			Context:        authctx.Encode(caller),
 		}, nil
 	}
 }

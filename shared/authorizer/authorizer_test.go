@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/workspaceapi/shared/apitest"
+	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
+	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }

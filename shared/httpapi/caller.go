@@ -1,37 +1,14 @@
 package httpapi
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
+	"github.com/agentplatform/workspaceapi/shared/authctx"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
-
-// Keys of the authorizer context the key authorizer hands to every function.
-const (
-	CtxWorkspaceID = "workspaceId"
-	CtxKeyID       = "keyId"
-	CtxUserID      = "userId"
-	CtxRole        = "role"
-	CtxScopes      = "scopes" // space-separated
-	CtxTeamID      = "teamId" // empty for workspace-wide keys
-)
-
-// CallerContext returns the authorizer context that describes c.
-func CallerContext(c workspace.Caller) map[string]any {
-	scopes := make([]string, len(c.Scopes))
-	for i, s := range c.Scopes {
-		scopes[i] = string(s)
-	}
-	return map[string]any{
-		CtxWorkspaceID: c.WorkspaceID, CtxKeyID: c.KeyID, CtxUserID: c.UserID,
-		CtxRole: string(c.Role), CtxScopes: strings.Join(scopes, " "), CtxTeamID: c.TeamID,
-	}
-}
 
 func gatewayContext(r *http.Request) (events.APIGatewayProxyRequestContext, bool) {
 	return core.GetAPIGatewayContextFromContext(r.Context())
@@ -43,23 +20,7 @@ func callerFrom(r *http.Request) (workspace.Caller, bool) {
 	if !ok || rc.Authorizer == nil {
 		return workspace.Caller{}, false
 	}
-	get := func(k string) string {
-		if v, ok := rc.Authorizer[k]; ok && v != nil {
-			return fmt.Sprint(v)
-		}
-		return ""
-	}
-	c := workspace.Caller{
-		WorkspaceID: get(CtxWorkspaceID), KeyID: get(CtxKeyID), UserID: get(CtxUserID),
-		Role: workspace.Role(get(CtxRole)), TeamID: get(CtxTeamID),
-	}
-	for _, s := range strings.Fields(get(CtxScopes)) {
-		c.Scopes = append(c.Scopes, workspace.Scope(s))
-	}
-	if c.WorkspaceID == "" || c.UserID == "" {
-		return workspace.Caller{}, false
-	}
-	return c, true
+	return authctx.Decode(rc.Authorizer)
 }
 
 // Caller returns who r acts as. It returns a KindUnauthorized error when r

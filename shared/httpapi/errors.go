@@ -9,13 +9,14 @@ import (
 
 // statusOf is the one table from domain error kinds to HTTP statuses.
 var statusOf = map[workspace.Kind]int{
-	workspace.KindInvalid:      http.StatusBadRequest,
-	workspace.KindUnauthorized: http.StatusUnauthorized,
-	workspace.KindForbidden:    http.StatusForbidden,
-	workspace.KindNotFound:     http.StatusNotFound,
-	workspace.KindConflict:     http.StatusConflict,
-	workspace.KindTooLarge:     http.StatusRequestEntityTooLarge,
-	workspace.KindUnavailable:  http.StatusServiceUnavailable,
+	workspace.KindInvalid:          http.StatusBadRequest,
+	workspace.KindUnauthorized:     http.StatusUnauthorized,
+	workspace.KindForbidden:        http.StatusForbidden,
+	workspace.KindNotFound:         http.StatusNotFound,
+	workspace.KindConflict:         http.StatusConflict,
+	workspace.KindTooLarge:         http.StatusRequestEntityTooLarge,
+	workspace.KindUnsupportedMedia: http.StatusUnsupportedMediaType,
+	workspace.KindUnavailable:      http.StatusServiceUnavailable,
 }
 
 // ErrorBody is the body of every error response: exactly one field.

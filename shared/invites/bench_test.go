@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/agentplatform/workspaceapi/shared/apitest"
+	"github.com/agentplatform/workspaceapi/infra/apitest"
 )
 
 // BenchmarkCreateInvite measures POST /workspaceapi/invites end to end: the

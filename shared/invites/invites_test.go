@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/workspaceapi/shared/apitest"
+	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )

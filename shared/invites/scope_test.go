@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/agentplatform/workspaceapi/shared/apitest"
+	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )

@@ -13,13 +13,14 @@ type Kind uint8
 
 // The kinds of domain error.
 const (
-	KindInvalid      Kind = iota + 1 // the request breaks a rule: 400
-	KindUnauthorized                 // no valid credential: 401
-	KindForbidden                    // authenticated but not allowed: 403
-	KindNotFound                     // the entity does not exist for this caller: 404
-	KindConflict                     // the request collides with existing state: 409
-	KindTooLarge                     // the request body is too large: 413
-	KindUnavailable                  // a dependency failed; retrying may help: 503
+	KindInvalid          Kind = iota + 1 // the request breaks a rule: 400
+	KindUnauthorized                     // no valid credential: 401
+	KindForbidden                        // authenticated but not allowed: 403
+	KindNotFound                         // the entity does not exist for this caller: 404
+	KindConflict                         // the request collides with existing state: 409
+	KindTooLarge                         // the request body is too large: 413
+	KindUnsupportedMedia                 // the request body is not JSON: 415
+	KindUnavailable                      // a dependency failed; retrying may help: 503
 )
 
 // Error is a domain error whose message is safe to show to the API's caller.
@@ -54,6 +55,11 @@ func Conflict(format string, args ...any) error { return newError(KindConflict, 
 
 // TooLarge returns a KindTooLarge error with a formatted message.
 func TooLarge(format string, args ...any) error { return newError(KindTooLarge, format, args...) }
+
+// UnsupportedMedia returns a KindUnsupportedMedia error with a formatted message.
+func UnsupportedMedia(format string, args ...any) error {
+	return newError(KindUnsupportedMedia, format, args...)
+}
 
 // Unavailable returns a KindUnavailable error with a formatted message.
 func Unavailable(format string, args ...any) error {

@@ -24,13 +24,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/infra/fixture"
+	"github.com/agentplatform/workspaceapi/infra/localgw"
+	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
-	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
-	"github.com/agentplatform/workspaceapi/shared/fixture"
-	"github.com/agentplatform/workspaceapi/shared/localgw"
 	"github.com/agentplatform/workspaceapi/shared/mail"
-	"github.com/agentplatform/workspaceapi/shared/stack"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/workspaceapi/infra/apitest"
+	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/apispec"
-	"github.com/agentplatform/workspaceapi/shared/apitest"
-	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }

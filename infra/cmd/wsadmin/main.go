@@ -19,8 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
-	"github.com/agentplatform/workspaceapi/shared/fixture"
 )
 
 const usage = `Usage: wsadmin [-table NAME] [-endpoint URL] [-region R] <command>

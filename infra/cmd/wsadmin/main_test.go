@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
-	"github.com/agentplatform/workspaceapi/shared/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/localgw"
+	"github.com/agentplatform/workspaceapi/infra/localgw"
 )
 
 func TestRouteMatchingFollowsAPIGateway(t *testing.T) {

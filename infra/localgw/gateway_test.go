@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/agentplatform/workspaceapi/shared/localgw"
+	"github.com/agentplatform/workspaceapi/infra/localgw"
 )
 
 func TestProxyEventDescribesRequest(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/apitest"
-	"github.com/agentplatform/workspaceapi/shared/localgw"
+	"github.com/agentplatform/workspaceapi/infra/apitest"
+	"github.com/agentplatform/workspaceapi/infra/localgw"
 )
 
 func TestAuthorizerOutcomes(t *testing.T) {

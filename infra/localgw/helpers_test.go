@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/localgw"
+	"github.com/agentplatform/workspaceapi/infra/localgw"
 )
 
 const (

@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/localgw"
+	"github.com/agentplatform/workspaceapi/infra/localgw"
 )
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {

@@ -6,10 +6,10 @@ package stack
 import (
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/invites"
-	"github.com/agentplatform/workspaceapi/shared/localgw"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 

@@ -45,13 +45,14 @@ test: deps vet
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-build: build-AuthorizerFunction build-InvitesFunction
+build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction
 
 sam-build:
 	sam build
 
 build-AuthorizerFunction: ; $(call build_lambda,authorizer)
 build-InvitesFunction: ; $(call build_lambda,invites)
+build-RetentionFunction: ; $(call build_lambda,retention)
 
 # DynamoDB Local for `sam local start-api`: one database for every credential (-sharedDb).
 DDB_PORT ?= 8000

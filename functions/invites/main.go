@@ -36,6 +36,6 @@ func main() {
 	clock := workspace.SystemClock{}
 	lambda.Start(invites.Function(invites.Deps{
 		Store: dynamo.New(db, cfg.TableName), Mailer: mailer, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: cfg.InviteAcceptURL,
+		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: cfg.InviteAcceptURL, Retention: cfg.InviteRetention,
 	}))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/invites"
+	"github.com/agentplatform/workspaceapi/shared/retention"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -36,6 +37,9 @@ func Functions(d Deps) map[string]localgw.Factory {
 	return map[string]localgw.Factory{
 		"AuthorizerFunction": func() lambda.Handler {
 			return lambda.NewHandler(authorizer.New(authStore, d.Clock))
+		},
+		"RetentionFunction": func() lambda.Handler {
+			return lambda.NewHandler(retention.New(d.Store, d.Clock))
 		},
 		"InvitesFunction": func() lambda.Handler {
 			return lambda.NewHandler(invites.Function(invites.Deps{

@@ -4,8 +4,13 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // Config is every setting a function reads from its environment.
@@ -18,12 +23,16 @@ type Config struct {
 	MailFrom string
 	// InviteAcceptURL is the base of invitation links (INVITE_ACCEPT_URL).
 	InviteAcceptURL string
+	// InviteRetention is how long expired invitations stay listed
+	// (INVITE_RETENTION_DAYS, whole days; default 180).
+	InviteRetention time.Duration
 }
 
 // DefaultInviteAcceptURL is used when INVITE_ACCEPT_URL is not set.
 const DefaultInviteAcceptURL = "https://app.example.com/invitations/accept"
 
-// FromEnv reads the configuration; it returns an error when TABLE_NAME is not set.
+// FromEnv reads the configuration; it returns an error when TABLE_NAME is not
+// set or INVITE_RETENTION_DAYS is not a positive number.
 func FromEnv() (Config, error) {
 	c := Config{
 		TableName:        os.Getenv("TABLE_NAME"),
@@ -36,6 +45,14 @@ func FromEnv() (Config, error) {
 	}
 	if c.InviteAcceptURL == "" {
 		c.InviteAcceptURL = DefaultInviteAcceptURL
+	}
+	c.InviteRetention = workspace.DefaultInviteRetention
+	if s := os.Getenv("INVITE_RETENTION_DAYS"); s != "" {
+		days, err := strconv.Atoi(s)
+		if err != nil || days < 1 {
+			return Config{}, fmt.Errorf("INVITE_RETENTION_DAYS must be a whole number of days, at least 1")
+		}
+		c.InviteRetention = time.Duration(days) * 24 * time.Hour
 	}
 	return c, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -15,51 +16,45 @@ import (
 // APIKey returns the key whose plaintext hashes to hash, or a KindNotFound
 // error when there is none. One GetItem.
 func (s *Store) APIKey(ctx context.Context, hash string) (workspace.APIKey, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: key(keyPK(hash), skKey), ConsistentRead: aws.Bool(true),
-	})
+	it, found, err := getItem[apiKeyItem](ctx, s, key(keyPK(hash), skKey), "api key")
 	if err != nil {
-		return workspace.APIKey{}, fmt.Errorf("get api key: %w", err)
-	}
-	if out.Item == nil {
-		return workspace.APIKey{}, workspace.NotFound("API key not found")
-	}
-	var item apiKeyItem
-	if err := unmarshal(out.Item, &item); err != nil {
 		return workspace.APIKey{}, err
 	}
-	return item.domain(), nil
+	if !found {
+		return workspace.APIKey{}, workspace.NotFound("API key not found")
+	}
+	return it.domain(), nil
 }
 
 // Member returns a member of workspace ws, or a KindNotFound error when the
 // user is not one. One GetItem.
 func (s *Store) Member(ctx context.Context, ws, userID string) (workspace.Member, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: key(wsPK(ws), memberSK(userID)), ConsistentRead: aws.Bool(true),
-	})
+	it, found, err := getItem[memberItem](ctx, s, key(wsPK(ws), memberSK(userID)), "member")
 	if err != nil {
-		return workspace.Member{}, fmt.Errorf("get member: %w", err)
-	}
-	if out.Item == nil {
-		return workspace.Member{}, workspace.NotFound("member not found")
-	}
-	var item memberItem
-	if err := unmarshal(out.Item, &item); err != nil {
 		return workspace.Member{}, err
 	}
-	return item.domain(ws), nil
+	if !found {
+		return workspace.Member{}, workspace.NotFound("member not found")
+	}
+	m := it.domain()
+	m.WorkspaceID = ws
+	return m, nil
 }
 
 // CreateAPIKey stores a new key; it returns a KindConflict error when a key
 // with the same hash exists.
 func (s *Store) CreateAPIKey(ctx context.Context, k workspace.APIKey) error {
-	item, err := marshal(newAPIKeyItem(k))
+	it, err := marshal(toAPIKeyItem(k))
+	if err != nil {
+		return err
+	}
+	e, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
 	if err != nil {
 		return err
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		TableName: aws.String(s.table), Item: it, ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 	})
 	if isConditionFailed(err) {
 		return workspace.Conflict("an API key with this value exists")
@@ -72,30 +67,20 @@ func (s *Store) CreateAPIKey(ctx context.Context, k workspace.APIKey) error {
 
 // APIKeys lists the keys of workspace ws, ordered by key id.
 func (s *Store) APIKeys(ctx context.Context, ws string) ([]workspace.APIKey, error) {
-	var keys []workspace.APIKey
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(IndexGSI1),
-		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(keysGSI1PK(ws))},
-	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("query api keys: %w", err)
-		}
-		for _, raw := range page.Items {
-			var item apiKeyItem
-			if err := unmarshal(raw, &item); err != nil {
-				return nil, err
-			}
-			keys = append(keys, item.domain())
-		}
+	e, err := build(expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI1PK).Equal(expression.Value(keysGSI1PK(ws)))))
+	if err != nil {
+		return nil, err
 	}
-	return keys, nil
+	return queryAll(ctx, s, &dynamodb.QueryInput{
+		IndexName: aws.String(IndexGSI1), KeyConditionExpression: e.KeyCondition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}, "api keys", apiKeyItem.domain)
 }
 
 // SetAPIKeyDisabled disables or re-enables the key keyID of workspace ws; it
-// returns a KindNotFound error when the workspace has no such key.
+// returns a KindNotFound error when the workspace has no such key. It finds
+// the key through GSI1, which is eventually consistent: an operator's tool,
+// never a request path.
 func (s *Store) SetAPIKeyDisabled(ctx context.Context, ws, keyID string, disabled bool) error {
 	keys, err := s.APIKeys(ctx, ws)
 	if err != nil {
@@ -105,11 +90,17 @@ func (s *Store) SetAPIKeyDisabled(ctx context.Context, ws, keyID string, disable
 		if k.ID != keyID {
 			continue
 		}
-		_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		e, err := build(expression.NewBuilder().
+			WithUpdate(expression.Set(expression.Name(attrDisabled), expression.Value(disabled))).
+			WithCondition(expression.Name(attrWorkspace).Equal(expression.Value(ws)).
+				And(expression.Name(attrID).Equal(expression.Value(keyID)))))
+		if err != nil {
+			return err
+		}
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: key(keyPK(k.Hash), skKey),
-			UpdateExpression:          aws.String("SET disabled = :d"),
-			ConditionExpression:       aws.String("workspaceId = :ws AND id = :id"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":d": boolean(disabled), ":ws": str(ws), ":id": str(keyID)},
+			UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 		})
 		if isConditionFailed(err) {
 			return workspace.NotFound("API key %s not found", keyID)

@@ -104,41 +104,42 @@ const maxTransactAttempts = 8
 // errConflictRetriesExhausted reports a transaction that kept colliding with others.
 var errConflictRetriesExhausted = errors.New("transaction: conflicts persisted after retries")
 
-// transact runs a write transaction. When it is cancelled it returns the index
-// of the first item whose condition failed and a nil error; it returns -1 and
-// nil on success. Cancellations caused only by concurrent transactions are
-// retried, since nothing about the data rules them out.
-func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (failed int, err error) {
+// transact runs a write transaction. It returns nil, nil on success, and the
+// indexes of the items whose conditions failed, with a nil error, when it was
+// cancelled for them. A cancellation caused only by concurrent transactions on
+// the same items (TransactionConflict, which real DynamoDB answers where
+// DynamoDB Local queues) or by throttling is retried with backoff, since
+// nothing about the data rules the write out. TransactionInProgressException
+// is left to the SDK's retryer, which already retries it.
+func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (failed []int, err error) {
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			backoff(ctx, attempt)
 		}
 		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if err == nil {
-			return -1, nil
+			return nil, nil
 		}
 		var cancelled *types.TransactionCanceledException
 		if !errors.As(err, &cancelled) {
-			var inProgress *types.TransactionInProgressException
-			if errors.As(err, &inProgress) && attempt+1 < maxTransactAttempts {
-				continue
-			}
-			return -1, fmt.Errorf("transaction: %w", err)
+			return nil, fmt.Errorf("transaction: %w", err)
 		}
 		conflict := false
 		for i, r := range cancelled.CancellationReasons {
 			switch aws.ToString(r.Code) {
 			case "ConditionalCheckFailed":
-				return i, nil
+				failed = append(failed, i)
 			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
 				conflict = true
 			}
 		}
-		if !conflict || attempt+1 >= maxTransactAttempts {
-			if conflict {
-				return -1, errConflictRetriesExhausted
-			}
-			return -1, fmt.Errorf("transaction: %w", err)
+		switch {
+		case len(failed) > 0:
+			return failed, nil
+		case !conflict:
+			return nil, fmt.Errorf("transaction: %w", err)
+		case attempt+1 >= maxTransactAttempts:
+			return nil, errConflictRetriesExhausted
 		}
 	}
 }

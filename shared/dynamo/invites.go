@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -20,20 +20,14 @@ type InviteSetup struct {
 	Workspace workspace.Workspace
 	Inviter   workspace.Member
 	Claim     workspace.EmailClaim
-	// Teams holds the requested team ids that exist in the workspace.
-	Teams map[string]bool
 }
 
-// InviteSetup reads workspace ws, the inviting member, the claim on email and
-// the teams teamIDs with one BatchGetItem. It returns a KindNotFound error when
-// the workspace does not exist.
-func (s *Store) InviteSetup(ctx context.Context, ws, inviterID, email string, teamIDs []string) (InviteSetup, error) {
+// InviteSetup reads workspace ws, the inviting member and the claim on email
+// with one BatchGetItem. It returns a KindNotFound error when the workspace
+// does not exist.
+func (s *Store) InviteSetup(ctx context.Context, ws, inviterID, email string) (InviteSetup, error) {
 	pk := wsPK(ws)
-	keys := []map[string]types.AttributeValue{key(pk, skMeta), key(pk, memberSK(inviterID)), key(pk, emailSK(email))}
-	for _, id := range teamIDs {
-		keys = append(keys, key(pk, teamSK(id)))
-	}
-	found, err := s.batchGet(ctx, keys)
+	found, err := s.batchGet(ctx, []item{key(pk, skMeta), key(pk, memberSK(inviterID)), key(pk, emailSK(email))})
 	if err != nil {
 		return InviteSetup{}, err
 	}
@@ -52,7 +46,7 @@ func (s *Store) InviteSetup(ctx context.Context, ws, inviterID, email string, te
 		if err := unmarshal(raw, &m); err != nil {
 			return InviteSetup{}, err
 		}
-		setup.Inviter = m.domain(ws)
+		setup.Inviter = m.domain()
 	}
 	if raw, ok := found[[2]string{pk, emailSK(email)}]; ok {
 		var c claimItem
@@ -61,19 +55,29 @@ func (s *Store) InviteSetup(ctx context.Context, ws, inviterID, email string, te
 		}
 		setup.Claim = c.domain()
 	}
-	setup.Teams = make(map[string]bool, len(teamIDs))
-	for _, id := range teamIDs {
-		_, setup.Teams[id] = found[[2]string{pk, teamSK(id)}]
-	}
 	return setup, nil
 }
 
-// Errors CreateInvitation returns for the rules of POST /workspaceapi/invites.
-var (
-	errAlreadyMember  = workspace.Invalid("this person is already a member of the workspace")
-	errAlreadyInvited = workspace.Invalid("this person already has a pending invitation")
-	errNoSeats        = workspace.Forbidden("the workspace has no free seats")
-)
+// ExistingTeams returns which of the team ids exist in workspace ws, reading
+// only their keys, in ceil(len(ids)/100) BatchGetItem calls.
+func (s *Store) ExistingTeams(ctx context.Context, ws string, ids []string) (map[string]bool, error) {
+	exists := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return exists, nil
+	}
+	keys := make([]item, len(ids))
+	for i, id := range ids {
+		keys[i] = key(wsPK(ws), teamSK(id))
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		_, exists[id] = found[[2]string{wsPK(ws), teamSK(id)}]
+	}
+	return exists, nil
+}
 
 // maxReleases bounds the expired invitations one creation releases the seats
 // of; each release writes two items of a 100-item transaction.
@@ -85,9 +89,10 @@ const maxReleases = 40
 // is conditioned on prior still standing and on a free seat, so concurrent
 // creations can neither share an address nor exceed the seats.
 //
-// It returns a KindInvalid error when the address belongs to a member or a
-// pending invitation, and a KindForbidden error when no seat is free even after
-// releasing the seats of expired invitations.
+// When no seat is free it releases the seats of up to maxReleases expired
+// invitations, found through the seat index, in the same transaction. It
+// returns workspace.ErrAlreadyMember or workspace.ErrAlreadyInvited when the
+// address is taken, and workspace.ErrNoSeats when no seat can be had.
 func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, prior workspace.EmailClaim, seats int, now time.Time) error {
 	var released []workspace.Invitation
 	for round := 0; ; round++ {
@@ -100,41 +105,35 @@ func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, 
 			return err
 		}
 		switch {
-		case failed < 0:
+		case len(failed) == 0:
 			return nil
-		case failed == claimIdx:
+		case slices.Contains(failed, claimIdx):
 			// Someone else claimed the address since it was read: say who.
-			claim, err := s.emailClaim(ctx, inv.CustomerID, inv.Email)
+			claim, err := s.emailClaim(ctx, inv.WorkspaceID, inv.Email)
 			if err != nil {
 				return err
 			}
 			if claim.MemberID != "" {
-				return errAlreadyMember
+				return workspace.ErrAlreadyMember
 			}
-			if claim.Free() || !claim.PendingInvite(now) {
-				if round >= 3 {
-					return errAlreadyInvited
-				}
-				prior = claim
-				continue
+			if claim.PendingInvite(now) || round >= 3 {
+				return workspace.ErrAlreadyInvited
 			}
-			return errAlreadyInvited
-		case failed == seatIdx && len(released) == 0 && round < 3:
-			released, err = s.expiredSeatHolders(ctx, inv.CustomerID, now)
+			prior = claim
+		case slices.Contains(failed, seatIdx) && len(released) == 0 && round < 3:
+			released, err = s.expiredSeatHolders(ctx, inv.WorkspaceID, now)
 			if err != nil {
 				return err
 			}
 			released = slices.DeleteFunc(released, func(r workspace.Invitation) bool { return r.ID == prior.InviteID })
 			if len(released) == 0 {
-				return errNoSeats
+				return workspace.ErrNoSeats
 			}
-		case failed == seatIdx:
-			return errNoSeats
+		case slices.Contains(failed, seatIdx) || round >= 3:
+			return workspace.ErrNoSeats
 		default:
-			// A released invitation changed under us: read them again.
-			if round >= 3 {
-				return errNoSeats
-			}
+			// A released invitation changed under us (the seat index lags
+			// the table): read the seat holders again.
 			released = nil
 		}
 	}
@@ -144,9 +143,9 @@ func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, 
 // the indexes of the claim item and of the seat update (-1 when none).
 func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.EmailClaim, released []workspace.Invitation, seats int, now time.Time) (
 	items []types.TransactWriteItem, claimIdx, seatIdx int, err error) {
-	pk := wsPK(inv.CustomerID)
+	pk := wsPK(inv.WorkspaceID)
 	inv.HoldsSeat = true
-	invItem, err := marshal(newInvitationItem(inv))
+	invItem, err := marshal(toInvitationItem(inv))
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -154,169 +153,204 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	nowS := workspace.FormatTime(now)
+	absent, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	items = append(items, s.put(invItem, absent))
 
-	items = append(items, types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table), Item: invItem,
-		ConditionExpression: aws.String("attribute_not_exists(PK)"),
-	}})
-	claimPut := &types.Put{TableName: aws.String(s.table), Item: claim}
 	seatDelta := 1
-	if prior.InviteID == "" {
-		claimPut.ConditionExpression = aws.String("attribute_not_exists(PK)")
-	} else {
+	claimCond := absent
+	if prior.InviteID != "" {
 		// Replace the expired invitation: its claim must still be what was read.
-		claimPut.ConditionExpression = aws.String("inviteId = :old AND expiresAt <= :now AND holdsSeat = :held")
-		if !prior.InviteHoldsSeat {
-			claimPut.ConditionExpression = aws.String("inviteId = :old AND expiresAt <= :now AND attribute_not_exists(holdsSeat)")
-		}
-		claimPut.ExpressionAttributeValues = map[string]types.AttributeValue{
-			":old": str(prior.InviteID), ":now": str(nowS),
-		}
+		c := expression.Name(attrInviteID).Equal(expression.Value(prior.InviteID)).
+			And(expression.Name(attrExpiresAt).LessThanEqual(expression.Value(storedTime(now))))
 		if prior.InviteHoldsSeat {
-			claimPut.ExpressionAttributeValues[":held"] = boolean(true)
+			c = c.And(expression.Name(attrHoldsSeat).Equal(expression.Value(true)))
 			seatDelta = 0 // the expired invitation's seat passes to the new one
+		} else {
+			c = c.And(expression.AttributeNotExists(expression.Name(attrHoldsSeat)))
+		}
+		if claimCond, err = build(expression.NewBuilder().WithCondition(c)); err != nil {
+			return nil, 0, 0, err
 		}
 		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 			TableName: aws.String(s.table), Key: key(pk, inviteSK(prior.InviteID)),
 		}})
 	}
 	claimIdx = len(items)
-	items = append(items, types.TransactWriteItem{Put: claimPut})
+	items = append(items, s.put(claim, claimCond))
 
 	seatIdx = -1
 	seatDelta -= len(released)
 	for _, r := range released {
-		items = append(items, releaseSeatItems(s.table, r, nowS)...)
+		release, err := s.releaseSeatItems(r, now)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		items = append(items, release...)
 	}
 	if seatDelta != 0 || len(released) > 0 {
-		seatIdx = len(items)
-		update := &types.Update{
-			TableName: aws.String(s.table), Key: key(pk, skMeta),
-			UpdateExpression:          aws.String("ADD seatsUsed :d"),
-			ConditionExpression:       aws.String("seatsUsed < seats"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":d": num(seatDelta)},
-		}
+		cond := expression.Name(attrSeatsUsed).LessThan(expression.Name(attrSeats))
 		if len(released) > 0 {
 			// seatsUsed still counts the released invitations until this
 			// transaction commits, and conditions cannot add: compare with a cap.
-			update.ConditionExpression = aws.String("seats = :seats AND seatsUsed < :cap")
-			update.ExpressionAttributeValues[":seats"] = num(seats)
-			update.ExpressionAttributeValues[":cap"] = num(seats + len(released))
+			cond = expression.Name(attrSeats).Equal(expression.Value(seats)).
+				And(expression.Name(attrSeatsUsed).LessThan(expression.Value(seats + len(released))))
 		}
-		items = append(items, types.TransactWriteItem{Update: update})
+		update, err := s.update(key(pk, skMeta), expression.Add(expression.Name(attrSeatsUsed), expression.Value(seatDelta)), &cond)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		seatIdx = len(items)
+		items = append(items, update)
 	}
 	return items, claimIdx, seatIdx, nil
 }
 
 // releaseSeatItems marks an expired invitation and its claim as no longer
-// holding a seat, conditioned on both still holding it.
-func releaseSeatItems(table string, inv workspace.Invitation, now string) []types.TransactWriteItem {
-	pk := wsPK(inv.CustomerID)
-	vals := map[string]types.AttributeValue{":f": boolean(false), ":t": boolean(true), ":now": str(now)}
-	claimVals := map[string]types.AttributeValue{":t": boolean(true), ":id": str(inv.ID)}
-	return []types.TransactWriteItem{
-		{Update: &types.Update{
-			TableName: aws.String(table), Key: key(pk, inviteSK(inv.ID)),
-			UpdateExpression:          aws.String("SET holdsSeat = :f"),
-			ConditionExpression:       aws.String("holdsSeat = :t AND expiresAt <= :now"),
-			ExpressionAttributeValues: vals,
-		}},
-		{Update: &types.Update{
-			TableName: aws.String(table), Key: key(pk, emailSK(inv.Email)),
-			UpdateExpression:          aws.String("REMOVE holdsSeat"),
-			ConditionExpression:       aws.String("inviteId = :id AND holdsSeat = :t"),
-			ExpressionAttributeValues: claimVals,
-		}},
+// holding a seat, and takes the invitation out of the seat index, conditioned
+// on both still holding it.
+func (s *Store) releaseSeatItems(inv workspace.Invitation, now time.Time) ([]types.TransactWriteItem, error) {
+	pk := wsPK(inv.WorkspaceID)
+	invCond := expression.Name(attrHoldsSeat).Equal(expression.Value(true)).
+		And(expression.Name(attrExpiresAt).LessThanEqual(expression.Value(storedTime(now))))
+	invUpdate, err := s.update(key(pk, inviteSK(inv.ID)),
+		expression.Set(expression.Name(attrHoldsSeat), expression.Value(false)).
+			Remove(expression.Name(attrGSI1PK)).Remove(expression.Name(attrGSI1SK)), &invCond)
+	if err != nil {
+		return nil, err
 	}
+	claimCond := expression.Name(attrInviteID).Equal(expression.Value(inv.ID)).
+		And(expression.Name(attrHoldsSeat).Equal(expression.Value(true)))
+	claimUpdate, err := s.update(key(pk, emailSK(inv.Email)), expression.Remove(expression.Name(attrHoldsSeat)), &claimCond)
+	if err != nil {
+		return nil, err
+	}
+	return []types.TransactWriteItem{invUpdate, claimUpdate}, nil
+}
+
+// put is a transaction's conditional Put of it.
+func (s *Store) put(it item, cond built) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: it, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	}}
+}
+
+// update is a transaction's Update of the item at k, conditioned on cond when
+// it is not nil.
+func (s *Store) update(k item, upd expression.UpdateBuilder, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	b := expression.NewBuilder().WithUpdate(upd)
+	if cond != nil {
+		b = b.WithCondition(*cond)
+	}
+	e, err := build(b)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: k, UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}}, nil
+}
+
+// deleteIf is a transaction's Delete of the item at k, conditioned on cond.
+func (s *Store) deleteIf(k item, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	e, err := build(expression.NewBuilder().WithCondition(cond))
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.table), Key: k, ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}}, nil
 }
 
 // expiredSeatHolders returns up to maxReleases invitations of ws that expired
-// by now but still hold a seat.
+// by now but still hold a seat, from the seat index: one Query that reads only
+// those, however many invitations the workspace has.
 func (s *Store) expiredSeatHolders(ctx context.Context, ws string, now time.Time) ([]workspace.Invitation, error) {
-	var out []workspace.Invitation
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:              aws.String(s.table),
-		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
-		FilterExpression:       aws.String("holdsSeat = :t AND expiresAt <= :now"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(wsPK(ws)), ":prefix": str(prefixInvite), ":t": boolean(true),
-			":now": str(workspace.FormatTime(now)),
-		},
-		ConsistentRead: aws.Bool(true),
-	})
-	for p.HasMorePages() && len(out) < maxReleases {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("query expired invitations: %w", err)
-		}
-		for _, raw := range page.Items {
-			var item invitationItem
-			if err := unmarshal(raw, &item); err != nil {
-				return nil, err
-			}
-			if len(out) < maxReleases {
-				out = append(out, item.domain())
-			}
-		}
+	e, err := build(expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrGSI1PK).Equal(expression.Value(seatsGSI1PK(ws))).
+			And(expression.Key(attrGSI1SK).LessThan(expression.Value(seatsExpiredBy(now))))))
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String(IndexGSI1),
+		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		Limit: aws.Int32(maxReleases),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query expired seat holders: %w", err)
+	}
+	invs := make([]workspace.Invitation, 0, len(out.Items))
+	for _, raw := range out.Items {
+		var it invitationItem
+		if err := unmarshal(raw, &it); err != nil {
+			return nil, err
+		}
+		invs = append(invs, it.domain())
+	}
+	return invs, nil
 }
 
 // emailClaim reads who holds email in ws now.
 func (s *Store) emailClaim(ctx context.Context, ws, email string) (workspace.EmailClaim, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: key(wsPK(ws), emailSK(email)), ConsistentRead: aws.Bool(true),
-	})
+	c, _, err := getItem[claimItem](ctx, s, key(wsPK(ws), emailSK(email)), "e-mail claim")
 	if err != nil {
-		return workspace.EmailClaim{}, fmt.Errorf("get e-mail claim: %w", err)
-	}
-	var c claimItem
-	if out.Item != nil {
-		if err := unmarshal(out.Item, &c); err != nil {
-			return workspace.EmailClaim{}, err
-		}
+		return workspace.EmailClaim{}, err
 	}
 	return c.domain(), nil
 }
 
-// Invitations lists every invitation of ws, oldest first (createdAt, then id),
-// paging through the partition one 1 MB Query page per round trip.
-func (s *Store) Invitations(ctx context.Context, ws string) ([]workspace.Invitation, error) {
-	invs := []workspace.Invitation{}
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:              aws.String(s.table),
-		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(wsPK(ws)), ":prefix": str(prefixInvite),
-		},
-	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("query invitations: %w", err)
-		}
-		for _, raw := range page.Items {
-			var item invitationItem
-			if err := unmarshal(raw, &item); err != nil {
-				return nil, err
-			}
-			invs = append(invs, item.domain())
-		}
+// invitationsQuery is the Query of ws's invitations in id order.
+func invitationsQuery(ws string) (*dynamodb.QueryInput, error) {
+	e, err := build(expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).
+			And(expression.Key(attrSK).BeginsWith(prefixInvite))))
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(invs, func(i, j int) bool {
-		if invs[i].CreatedAt != invs[j].CreatedAt {
-			return invs[i].CreatedAt < invs[j].CreatedAt
-		}
-		return invs[i].ID < invs[j].ID
-	})
-	return invs, nil
+	return &dynamodb.QueryInput{
+		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}, nil
+}
+
+// Invitations lists every invitation of ws in id order (invitation ids sort by
+// creation time), one round trip per 1 MB page; after is an invitation id
+// (exclusive) to start from, or "" for the beginning.
+func (s *Store) Invitations(ctx context.Context, ws, after string) ([]workspace.Invitation, error) {
+	in, err := invitationsQuery(ws)
+	if err != nil {
+		return nil, err
+	}
+	if after != "" {
+		in.ExclusiveStartKey = key(wsPK(ws), inviteSK(after))
+	}
+	return queryAll(ctx, s, in, "invitations", invitationItem.domain)
+}
+
+// InvitationPage lists up to limit invitations of ws in id order, starting
+// after the invitation id after ("" for the first page); more tells whether
+// others follow the last one.
+func (s *Store) InvitationPage(ctx context.Context, ws, after string, limit int) (invs []workspace.Invitation, more bool, err error) {
+	in, err := invitationsQuery(ws)
+	if err != nil {
+		return nil, false, err
+	}
+	var start item
+	if after != "" {
+		start = key(wsPK(ws), inviteSK(after))
+	}
+	return queryPage(ctx, s, in, start, limit, "invitations", invitationItem.domain)
 }
 
 // InvitationsByID reads the invitations ids of ws with BatchGetItem and returns
 // those that exist, by id.
 func (s *Store) InvitationsByID(ctx context.Context, ws string, ids []string) (map[string]workspace.Invitation, error) {
-	keys := make([]map[string]types.AttributeValue, len(ids))
+	keys := make([]item, len(ids))
 	for i, id := range ids {
 		keys[i] = key(wsPK(ws), inviteSK(id))
 	}
@@ -326,45 +360,107 @@ func (s *Store) InvitationsByID(ctx context.Context, ws string, ids []string) (m
 	}
 	out := make(map[string]workspace.Invitation, len(found))
 	for _, raw := range found {
-		var item invitationItem
-		if err := unmarshal(raw, &item); err != nil {
+		var it invitationItem
+		if err := unmarshal(raw, &it); err != nil {
 			return nil, err
 		}
-		out[item.ID] = item.domain()
+		out[it.ID] = it.domain()
 	}
 	return out, nil
 }
 
-// DeleteInvitation removes inv, its e-mail claim and, when it holds one, its
-// seat, in one transaction. It returns a KindNotFound error when the invitation
-// is already gone or has changed since it was read.
-func (s *Store) DeleteInvitation(ctx context.Context, inv workspace.Invitation) error {
-	pk := wsPK(inv.CustomerID)
-	held := map[string]types.AttributeValue{":h": boolean(inv.HoldsSeat)}
-	items := []types.TransactWriteItem{
-		{Delete: &types.Delete{
-			TableName: aws.String(s.table), Key: key(pk, inviteSK(inv.ID)),
-			ConditionExpression: aws.String("holdsSeat = :h"), ExpressionAttributeValues: held,
-		}},
-		{Delete: &types.Delete{
-			TableName: aws.String(s.table), Key: key(pk, emailSK(inv.Email)),
-			ConditionExpression:       aws.String("inviteId = :id"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":id": str(inv.ID)},
-		}},
+// maxRevokesPerTransaction is how many invitations one revoke transaction
+// deletes: two items each, and one seat update, within DynamoDB's 100.
+const maxRevokesPerTransaction = 49
+
+// DeleteInvitations removes each invitation of invs (all of one workspace),
+// its e-mail claim and, when it holds one, its seat. It writes one transaction
+// per maxRevokesPerTransaction invitations, each freeing its seats with one
+// ADD on the workspace item, so a 100-id revoke touches that hot item three
+// times, not a hundred. The result has one error per invitation, in order: nil
+// when it was deleted, a KindNotFound error when it was already gone or has
+// changed since it was read, another error when storage failed.
+func (s *Store) DeleteInvitations(ctx context.Context, invs []workspace.Invitation) []error {
+	errs := make([]error, len(invs))
+	for start := 0; start < len(invs); start += maxRevokesPerTransaction {
+		end := min(start+maxRevokesPerTransaction, len(invs))
+		s.deleteChunk(ctx, invs[start:end], errs[start:end])
 	}
-	if inv.HoldsSeat {
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: key(pk, skMeta),
-			UpdateExpression:          aws.String("ADD seatsUsed :d"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":d": num(-1)},
-		}})
+	return errs
+}
+
+// deleteChunk deletes invs in one transaction, filling errs. An invitation
+// whose condition fails is marked not found and left out of a retry of the
+// others; at most len(invs) retries, since each drops one.
+func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, errs []error) {
+	pending := make([]int, len(invs))
+	for i := range invs {
+		pending[i] = i
 	}
-	failed, err := s.transact(ctx, items)
-	if err != nil {
-		return err
+	for len(pending) > 0 {
+		items, err := s.deleteItems(invs, pending)
+		if err == nil {
+			var failed []int
+			failed, err = s.transact(ctx, items)
+			if err == nil && len(failed) == 0 {
+				return
+			}
+			if err == nil {
+				gone := make(map[int]bool, len(failed))
+				for _, f := range failed {
+					if f/2 < len(pending) { // two items per invitation, the seat update last
+						gone[pending[f/2]] = true
+					}
+				}
+				if len(gone) == 0 {
+					err = fmt.Errorf("revoke: the seat update failed its condition")
+				} else {
+					pending = slices.DeleteFunc(pending, func(i int) bool {
+						if gone[i] {
+							errs[i] = workspace.NotFound("invitation not found")
+						}
+						return gone[i]
+					})
+					continue
+				}
+			}
+		}
+		for _, i := range pending {
+			errs[i] = err
+		}
+		return
 	}
-	if failed >= 0 {
-		return workspace.NotFound("invitation not found")
+}
+
+// deleteItems builds the transaction deleting the invitations at idx: each
+// invitation conditioned on its seat state as read, each claim on still naming
+// it, and one ADD freeing the seats they held.
+func (s *Store) deleteItems(invs []workspace.Invitation, idx []int) ([]types.TransactWriteItem, error) {
+	var items []types.TransactWriteItem
+	freed := 0
+	for _, i := range idx {
+		inv := invs[i]
+		pk := wsPK(inv.WorkspaceID)
+		del, err := s.deleteIf(key(pk, inviteSK(inv.ID)), expression.Name(attrHoldsSeat).Equal(expression.Value(inv.HoldsSeat)))
+		if err != nil {
+			return nil, err
+		}
+		claim, err := s.deleteIf(key(pk, emailSK(inv.Email)), expression.Name(attrInviteID).Equal(expression.Value(inv.ID)))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, del, claim)
+		if inv.HoldsSeat {
+			freed++
+		}
 	}
-	return nil
+	if freed > 0 {
+		upd, err := s.update(key(wsPK(invs[idx[0]].WorkspaceID), skMeta),
+			expression.Add(expression.Name(attrSeatsUsed), expression.Value(-freed)), nil)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, upd)
+	}
+	return items, nil
 }

@@ -1,10 +1,12 @@
 package dynamo
 
 import (
-	"time"
-
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
+
+// This file holds one item type per stored entity, with its dynamodbav tags,
+// and the one mapping between it and its domain type. Renaming an API field
+// changes nothing here; renaming an attribute here changes stored data.
 
 // Item types, stored in the attribute "entity" of every item.
 const (
@@ -16,6 +18,7 @@ const (
 	typeTeamMember = "teamMember"
 	typeAgent      = "agent"
 	typeAPIKey     = "apiKey"
+	typeSeatFreed  = "seatRelease"
 )
 
 // Claim kinds of an e-mail claim item.
@@ -24,35 +27,46 @@ const (
 	claimInvite = "invite"
 )
 
-// keys is the key part every item embeds.
+// Attribute names the store's expressions refer to.
+const (
+	attrEntity    = "entity"
+	attrSeats     = "seats"
+	attrSeatsUsed = "seatsUsed"
+	attrHoldsSeat = "holdsSeat"
+	attrExpiresAt = "expiresAt"
+	attrInviteID  = "inviteId"
+	attrDisabled  = "disabled"
+	attrWorkspace = "workspaceId"
+	attrID        = "id"
+)
+
+// keys is the key part every item embeds; TTL is the table's time-to-live
+// attribute, omitted on items that live until deleted.
 type keys struct {
-	PK     string `json:"PK"`
-	SK     string `json:"SK"`
-	GSI1PK string `json:"GSI1PK,omitempty"`
-	GSI1SK string `json:"GSI1SK,omitempty"`
-	Entity string `json:"entity"`
+	PK     string `dynamodbav:"PK"`
+	SK     string `dynamodbav:"SK"`
+	GSI1PK string `dynamodbav:"GSI1PK,omitempty"`
+	GSI1SK string `dynamodbav:"GSI1SK,omitempty"`
+	Entity string `dynamodbav:"entity"`
+	TTL    int64  `dynamodbav:"ttl,omitempty"`
 }
 
 type workspaceItem struct {
 	keys
-	ID                      string   `json:"id"`
-	Name                    string   `json:"name"`
-	Seats                   int      `json:"seats"`
-	SeatsUsed               int      `json:"seatsUsed"`
-	TeamSettingsEnabled     bool     `json:"teamSettingsEnabled"`
-	AllowedEmailDomains     []string `json:"allowedEmailDomains"`
-	DefaultDailyCreditLimit *float64 `json:"defaultDailyCreditLimit"`
+	ID                      string   `dynamodbav:"id"`
+	Name                    string   `dynamodbav:"name"`
+	Seats                   int      `dynamodbav:"seats"`
+	SeatsUsed               int      `dynamodbav:"seatsUsed"`
+	TeamSettingsEnabled     bool     `dynamodbav:"teamSettingsEnabled"`
+	AllowedEmailDomains     []string `dynamodbav:"allowedEmailDomains"`
+	DefaultDailyCreditLimit *float64 `dynamodbav:"defaultDailyCreditLimit"`
 }
 
-func newWorkspaceItem(w workspace.Workspace) workspaceItem {
-	domains := w.AllowedEmailDomains
-	if domains == nil {
-		domains = []string{}
-	}
+func toWorkspaceItem(w workspace.Workspace) workspaceItem {
 	return workspaceItem{
 		keys: keys{PK: wsPK(w.ID), SK: skMeta, Entity: typeWorkspace},
 		ID:   w.ID, Name: w.Name, Seats: w.Seats, SeatsUsed: w.SeatsUsed,
-		TeamSettingsEnabled: w.TeamSettingsEnabled, AllowedEmailDomains: domains,
+		TeamSettingsEnabled: w.TeamSettingsEnabled, AllowedEmailDomains: listOrEmpty(w.AllowedEmailDomains),
 		DefaultDailyCreditLimit: w.DefaultDailyCreditLimit,
 	}
 }
@@ -67,42 +81,39 @@ func (i workspaceItem) domain() workspace.Workspace {
 
 type memberItem struct {
 	keys
-	ID       string   `json:"id"`
-	Email    string   `json:"email"`
-	Name     string   `json:"name"`
-	Role     string   `json:"role"`
-	Tags     []string `json:"tags"`
-	JoinedAt string   `json:"joinedAt"`
+	ID          string   `dynamodbav:"id"`
+	WorkspaceID string   `dynamodbav:"workspaceId"`
+	Email       string   `dynamodbav:"email"`
+	Name        string   `dynamodbav:"name"`
+	Role        string   `dynamodbav:"role"`
+	Tags        []string `dynamodbav:"tags"`
+	JoinedAt    string   `dynamodbav:"joinedAt"`
 }
 
-func newMemberItem(m workspace.Member) memberItem {
-	tags := m.Tags
-	if tags == nil {
-		tags = []string{}
-	}
+func toMemberItem(m workspace.Member) memberItem {
 	return memberItem{
 		keys: keys{PK: wsPK(m.WorkspaceID), SK: memberSK(m.ID), Entity: typeMember},
-		ID:   m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), Tags: tags,
-		JoinedAt: workspace.FormatTime(m.JoinedAt),
+		ID:   m.ID, WorkspaceID: m.WorkspaceID, Email: m.Email, Name: m.Name, Role: string(m.Role),
+		Tags: listOrEmpty(m.Tags), JoinedAt: storedTime(m.JoinedAt),
 	}
 }
 
-func (i memberItem) domain(ws string) workspace.Member {
-	joined, _ := time.Parse(time.RFC3339Nano, i.JoinedAt)
+func (i memberItem) domain() workspace.Member {
 	return workspace.Member{
-		ID: i.ID, WorkspaceID: ws, Email: i.Email, Name: i.Name,
-		Role: workspace.Role(i.Role), Tags: i.Tags, JoinedAt: joined,
+		ID: i.ID, WorkspaceID: i.WorkspaceID, Email: i.Email, Name: i.Name,
+		Role: workspace.Role(i.Role), Tags: listOrEmpty(i.Tags), JoinedAt: loadedTime(i.JoinedAt),
 	}
 }
 
-// claimItem reserves one e-mail address in a workspace for a member or an invitation.
+// claimItem reserves one e-mail address in a workspace for a member or an
+// invitation; an invitation's claim shares its expiry, seat and removal time.
 type claimItem struct {
 	keys
-	Claim     string `json:"claim"`
-	UserID    string `json:"userId,omitempty"`
-	InviteID  string `json:"inviteId,omitempty"`
-	ExpiresAt string `json:"expiresAt,omitempty"`
-	HoldsSeat bool   `json:"holdsSeat,omitempty"`
+	Claim     string `dynamodbav:"claim"`
+	UserID    string `dynamodbav:"userId,omitempty"`
+	InviteID  string `dynamodbav:"inviteId,omitempty"`
+	ExpiresAt string `dynamodbav:"expiresAt,omitempty"`
+	HoldsSeat bool   `dynamodbav:"holdsSeat,omitempty"`
 }
 
 func memberClaim(m workspace.Member) claimItem {
@@ -114,8 +125,8 @@ func memberClaim(m workspace.Member) claimItem {
 
 func inviteClaim(inv workspace.Invitation) claimItem {
 	return claimItem{
-		keys:  keys{PK: wsPK(inv.CustomerID), SK: emailSK(inv.Email), Entity: typeEmailClaim},
-		Claim: claimInvite, InviteID: inv.ID, ExpiresAt: inv.ExpiresAt, HoldsSeat: inv.HoldsSeat,
+		keys:  keys{PK: wsPK(inv.WorkspaceID), SK: emailSK(inv.Email), Entity: typeEmailClaim, TTL: epoch(inv.RemoveAt)},
+		Claim: claimInvite, InviteID: inv.ID, ExpiresAt: storedTime(inv.ExpiresAt), HoldsSeat: inv.HoldsSeat,
 	}
 }
 
@@ -123,77 +134,275 @@ func (c claimItem) domain() workspace.EmailClaim {
 	claim := workspace.EmailClaim{MemberID: c.UserID, InviteID: c.InviteID, InviteHoldsSeat: c.HoldsSeat}
 	if c.InviteID != "" {
 		// An unparsable expiry reads as long expired, so the address can be re-invited.
-		claim.InviteExpiresAt, _ = time.Parse(time.RFC3339Nano, c.ExpiresAt)
+		claim.InviteExpiresAt = loadedTime(c.ExpiresAt)
 	}
 	return claim
 }
 
+// invitationItem is an invitation. While it holds a seat it is in GSI1 under
+// its workspace's seat holders, sorted by expiry, so the expired ones are
+// found without reading the others (keys.go).
 type invitationItem struct {
 	keys
-	workspace.Invitation
-	HoldsSeat bool `json:"holdsSeat"`
+	ID                string           `dynamodbav:"id"`
+	Type              string           `dynamodbav:"type"`
+	Email             string           `dynamodbav:"email"`
+	WorkspaceID       string           `dynamodbav:"workspaceId"`
+	WorkspaceName     string           `dynamodbav:"workspaceName,omitempty"`
+	Role              string           `dynamodbav:"role,omitempty"`
+	CreatedAt         string           `dynamodbav:"createdAt"`
+	ExpiresAt         string           `dynamodbav:"expiresAt"`
+	InvitedByUserName string           `dynamodbav:"invitedByUserName,omitempty"`
+	DisplayName       string           `dynamodbav:"displayName,omitempty"`
+	Groups            []groupAttr      `dynamodbav:"groups,omitempty"`
+	AgentAccess       *agentAccessAttr `dynamodbav:"agentAccess,omitempty"`
+	HoldsSeat         bool             `dynamodbav:"holdsSeat"`
 }
 
-func newInvitationItem(inv workspace.Invitation) invitationItem {
-	return invitationItem{
-		keys:       keys{PK: wsPK(inv.CustomerID), SK: inviteSK(inv.ID), Entity: typeInvitation},
-		Invitation: inv, HoldsSeat: inv.HoldsSeat,
+// groupAttr is one team of an invitation.
+type groupAttr struct {
+	TeamID string `dynamodbav:"teamId"`
+	Role   string `dynamodbav:"role"`
+}
+
+// agentAccessAttr is the agent a guest invitation grants.
+type agentAccessAttr struct {
+	AgentID string `dynamodbav:"agentId"`
+	Level   string `dynamodbav:"level"`
+}
+
+func toInvitationItem(inv workspace.Invitation) invitationItem {
+	it := invitationItem{
+		keys: keys{PK: wsPK(inv.WorkspaceID), SK: inviteSK(inv.ID), Entity: typeInvitation, TTL: epoch(inv.RemoveAt)},
+		ID:   inv.ID, Type: inv.Type, Email: inv.Email, WorkspaceID: inv.WorkspaceID,
+		WorkspaceName: inv.WorkspaceName, Role: inv.Role,
+		CreatedAt: storedTime(inv.CreatedAt), ExpiresAt: storedTime(inv.ExpiresAt),
+		InvitedByUserName: inv.InvitedByUserName, DisplayName: inv.DisplayName, HoldsSeat: inv.HoldsSeat,
 	}
+	if inv.HoldsSeat {
+		it.GSI1PK, it.GSI1SK = seatsGSI1PK(inv.WorkspaceID), seatGSI1SK(inv.ExpiresAt, inv.ID)
+	}
+	for _, g := range inv.Groups {
+		it.Groups = append(it.Groups, groupAttr{TeamID: g.GroupID, Role: g.Role})
+	}
+	if a := inv.AgentAccess; a != nil {
+		it.AgentAccess = &agentAccessAttr{AgentID: a.AgentID, Level: a.Level}
+	}
+	return it
 }
 
 func (i invitationItem) domain() workspace.Invitation {
-	inv := i.Invitation
-	inv.HoldsSeat = i.HoldsSeat
+	inv := workspace.Invitation{
+		ID: i.ID, Type: i.Type, Email: i.Email, WorkspaceID: i.WorkspaceID, WorkspaceName: i.WorkspaceName,
+		Role: i.Role, CreatedAt: loadedTime(i.CreatedAt), ExpiresAt: loadedTime(i.ExpiresAt),
+		InvitedByUserName: i.InvitedByUserName, DisplayName: i.DisplayName, HoldsSeat: i.HoldsSeat,
+	}
+	if i.TTL != 0 {
+		inv.RemoveAt = unixTime(i.TTL)
+	}
+	for _, g := range i.Groups {
+		inv.Groups = append(inv.Groups, workspace.Group{GroupID: g.TeamID, Role: g.Role})
+	}
+	if a := i.AgentAccess; a != nil {
+		inv.AgentAccess = &workspace.AgentAccess{AgentID: a.AgentID, Level: a.Level}
+	}
 	return inv
 }
 
 type apiKeyItem struct {
 	keys
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	WorkspaceID string   `json:"workspaceId"`
-	UserID      string   `json:"userId"`
-	Scopes      []string `json:"scopes"`
-	TeamID      string   `json:"teamId,omitempty"`
-	ExpiresAt   string   `json:"expiresAt,omitempty"`
-	Disabled    bool     `json:"disabled"`
-	CreatedAt   string   `json:"createdAt"`
+	ID          string   `dynamodbav:"id"`
+	Name        string   `dynamodbav:"name"`
+	WorkspaceID string   `dynamodbav:"workspaceId"`
+	UserID      string   `dynamodbav:"userId"`
+	Scopes      []string `dynamodbav:"scopes"`
+	TeamID      string   `dynamodbav:"teamId,omitempty"`
+	ExpiresAt   string   `dynamodbav:"expiresAt,omitempty"`
+	Disabled    bool     `dynamodbav:"disabled"`
+	CreatedAt   string   `dynamodbav:"createdAt"`
 }
 
-func newAPIKeyItem(k workspace.APIKey) apiKeyItem {
+func toAPIKeyItem(k workspace.APIKey) apiKeyItem {
 	scopes := make([]string, len(k.Scopes))
 	for i, s := range k.Scopes {
 		scopes[i] = string(s)
 	}
-	item := apiKeyItem{
+	it := apiKeyItem{
 		keys: keys{PK: keyPK(k.Hash), SK: skKey, GSI1PK: keysGSI1PK(k.WorkspaceID),
-			GSI1SK: "KEY#" + k.ID, Entity: typeAPIKey},
+			GSI1SK: keyGSI1SK(k.ID), Entity: typeAPIKey},
 		ID: k.ID, Name: k.Name, WorkspaceID: k.WorkspaceID, UserID: k.UserID,
-		Scopes: scopes, TeamID: k.TeamID, Disabled: k.Disabled,
-		CreatedAt: workspace.FormatTime(k.CreatedAt),
+		Scopes: scopes, TeamID: k.TeamID, Disabled: k.Disabled, CreatedAt: storedTime(k.CreatedAt),
 	}
 	if k.ExpiresAt != nil {
-		item.ExpiresAt = workspace.FormatTime(*k.ExpiresAt)
+		it.ExpiresAt = storedTime(*k.ExpiresAt)
 	}
-	return item
+	return it
 }
 
 func (i apiKeyItem) domain() workspace.APIKey {
 	k := workspace.APIKey{
-		ID: i.ID, Hash: i.PK[len("KEY#"):], Name: i.Name, WorkspaceID: i.WorkspaceID,
-		UserID: i.UserID, TeamID: i.TeamID, Disabled: i.Disabled,
+		ID: i.ID, Hash: hashOfKeyPK(i.PK), Name: i.Name, WorkspaceID: i.WorkspaceID,
+		UserID: i.UserID, TeamID: i.TeamID, Disabled: i.Disabled, CreatedAt: loadedTime(i.CreatedAt),
 	}
 	for _, s := range i.Scopes {
 		k.Scopes = append(k.Scopes, workspace.Scope(s))
 	}
-	k.CreatedAt, _ = time.Parse(time.RFC3339Nano, i.CreatedAt)
 	if i.ExpiresAt != "" {
-		// An unparsable expiry counts as already expired: fail closed.
-		exp, err := time.Parse(time.RFC3339Nano, i.ExpiresAt)
-		if err != nil {
-			exp = time.Time{}
-		}
+		// An unparsable expiry reads as the zero time: already expired, fail closed.
+		exp := loadedTime(i.ExpiresAt)
 		k.ExpiresAt = &exp
 	}
 	return k
+}
+
+// teamItem is a team; its memberships are separate items.
+type teamItem struct {
+	keys
+	ID                 string   `dynamodbav:"id"`
+	WorkspaceID        string   `dynamodbav:"workspaceId"`
+	Name               string   `dynamodbav:"name"`
+	MonthlyCreditLimit *float64 `dynamodbav:"monthlyCreditLimit"`
+	Tags               []string `dynamodbav:"tags"`
+	CreatedAt          string   `dynamodbav:"createdAt"`
+}
+
+func toTeamItem(t workspace.Team) teamItem {
+	return teamItem{
+		keys: keys{PK: wsPK(t.WorkspaceID), SK: teamSK(t.ID), Entity: typeTeam},
+		ID:   t.ID, WorkspaceID: t.WorkspaceID, Name: t.Name,
+		MonthlyCreditLimit: t.MonthlyCreditLimit, Tags: listOrEmpty(t.Tags), CreatedAt: storedTime(t.CreatedAt),
+	}
+}
+
+func (i teamItem) domain() workspace.Team {
+	return workspace.Team{
+		ID: i.ID, WorkspaceID: i.WorkspaceID, Name: i.Name,
+		MonthlyCreditLimit: i.MonthlyCreditLimit, Tags: listOrEmpty(i.Tags), CreatedAt: loadedTime(i.CreatedAt),
+	}
+}
+
+// teamMemberItem is one member's role in one team. GSI1 lists a user's teams.
+type teamMemberItem struct {
+	keys
+	WorkspaceID string `dynamodbav:"workspaceId"`
+	TeamID      string `dynamodbav:"teamId"`
+	UserID      string `dynamodbav:"userId"`
+	Role        string `dynamodbav:"role"`
+}
+
+func toTeamMemberItem(tm workspace.TeamMembership) teamMemberItem {
+	return teamMemberItem{
+		keys: keys{
+			PK: wsPK(tm.WorkspaceID), SK: teamMemberSK(tm.TeamID, tm.UserID),
+			GSI1PK: userGSI1PK(tm.WorkspaceID, tm.UserID), GSI1SK: teamSK(tm.TeamID),
+			Entity: typeTeamMember,
+		},
+		WorkspaceID: tm.WorkspaceID, TeamID: tm.TeamID, UserID: tm.UserID, Role: string(tm.Role),
+	}
+}
+
+func (i teamMemberItem) domain() workspace.TeamMembership {
+	return workspace.TeamMembership{
+		WorkspaceID: i.WorkspaceID, TeamID: i.TeamID, UserID: i.UserID, Role: workspace.TeamRole(i.Role),
+	}
+}
+
+// agentItem is an agent. GSI1 lists a team's agents; an agent without a team
+// has no GSI1 keys.
+type agentItem struct {
+	keys
+	ID                        string                 `dynamodbav:"id"`
+	WorkspaceID               string                 `dynamodbav:"workspaceId"`
+	Name                      string                 `dynamodbav:"name"`
+	Description               string                 `dynamodbav:"description"`
+	ImageURL                  string                 `dynamodbav:"imageUrl"`
+	TeamID                    string                 `dynamodbav:"teamId,omitempty"`
+	IsPrivate                 bool                   `dynamodbav:"isPrivate"`
+	AgentDiscoverability      string                 `dynamodbav:"agentDiscoverability"`
+	Tags                      []string               `dynamodbav:"tags"`
+	DailyCreditLimit          *float64               `dynamodbav:"dailyCreditLimit"`
+	MonthlyCreditLimit        *float64               `dynamodbav:"monthlyCreditLimit"`
+	ShowTokenOptimisationInfo bool                   `dynamodbav:"showTokenOptimisationInfo"`
+	KeyMetrics                []keyMetricAttr        `dynamodbav:"keyMetrics"`
+	Connections               []string               `dynamodbav:"connections"`
+	PromotionRequests         []promotionRequestAttr `dynamodbav:"promotionRequests"`
+}
+
+// keyMetricAttr is one key metric definition inside an agent item.
+type keyMetricAttr struct {
+	Name        string `dynamodbav:"name"`
+	Description string `dynamodbav:"description"`
+	Unit        string `dynamodbav:"unit"`
+	Aggregation string `dynamodbav:"aggregation"`
+}
+
+// promotionRequestAttr is one promotion request inside an agent item.
+type promotionRequestAttr struct {
+	ID                string `dynamodbav:"id"`
+	RequestedByUserID string `dynamodbav:"requestedByUserId"`
+	RequestedAt       string `dynamodbav:"requestedAt"`
+	Status            string `dynamodbav:"status"`
+	Note              string `dynamodbav:"note"`
+}
+
+func toAgentItem(a workspace.Agent) agentItem {
+	it := agentItem{
+		keys: keys{PK: wsPK(a.WorkspaceID), SK: agentSK(a.ID), Entity: typeAgent},
+		ID:   a.ID, WorkspaceID: a.WorkspaceID, Name: a.Name, Description: a.Description,
+		ImageURL: a.ImageURL, TeamID: a.TeamID, IsPrivate: a.IsPrivate,
+		AgentDiscoverability: a.AgentDiscoverability, Tags: listOrEmpty(a.Tags),
+		DailyCreditLimit: a.DailyCreditLimit, MonthlyCreditLimit: a.MonthlyCreditLimit,
+		ShowTokenOptimisationInfo: a.ShowTokenOptimisationInfo,
+		KeyMetrics:                []keyMetricAttr{}, Connections: listOrEmpty(a.Connections),
+		PromotionRequests: []promotionRequestAttr{},
+	}
+	if a.TeamID != "" {
+		it.GSI1PK, it.GSI1SK = teamGSI1PK(a.WorkspaceID, a.TeamID), agentSK(a.ID)
+	}
+	for _, m := range a.KeyMetrics {
+		it.KeyMetrics = append(it.KeyMetrics, keyMetricAttr{
+			Name: m.Name, Description: m.Description, Unit: m.Measurement.Unit, Aggregation: m.Measurement.Aggregation,
+		})
+	}
+	for _, p := range a.PromotionRequests {
+		it.PromotionRequests = append(it.PromotionRequests, promotionRequestAttr{
+			ID: p.ID, RequestedByUserID: p.RequestedByUserID, RequestedAt: storedTime(p.RequestedAt),
+			Status: p.Status, Note: p.Note,
+		})
+	}
+	return it
+}
+
+func (i agentItem) domain() workspace.Agent {
+	a := workspace.Agent{
+		ID: i.ID, WorkspaceID: i.WorkspaceID, Name: i.Name, Description: i.Description,
+		ImageURL: i.ImageURL, TeamID: i.TeamID, IsPrivate: i.IsPrivate,
+		AgentDiscoverability: i.AgentDiscoverability, Tags: listOrEmpty(i.Tags),
+		DailyCreditLimit: i.DailyCreditLimit, MonthlyCreditLimit: i.MonthlyCreditLimit,
+		ShowTokenOptimisationInfo: i.ShowTokenOptimisationInfo,
+		KeyMetrics:                []workspace.KeyMetricDefinition{}, Connections: listOrEmpty(i.Connections),
+		PromotionRequests: []workspace.PromotionRequest{},
+	}
+	for _, m := range i.KeyMetrics {
+		a.KeyMetrics = append(a.KeyMetrics, workspace.KeyMetricDefinition{
+			Name: m.Name, Description: m.Description,
+			Measurement: workspace.Measurement{Unit: m.Unit, Aggregation: m.Aggregation},
+		})
+	}
+	for _, p := range i.PromotionRequests {
+		a.PromotionRequests = append(a.PromotionRequests, workspace.PromotionRequest{
+			ID: p.ID, RequestedByUserID: p.RequestedByUserID, RequestedAt: loadedTime(p.RequestedAt),
+			Status: p.Status, Note: p.Note,
+		})
+	}
+	return a
+}
+
+// listOrEmpty returns s, or an empty list when s is nil, so lists are stored
+// and read as empty lists rather than NULL.
+func listOrEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

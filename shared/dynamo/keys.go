@@ -12,11 +12,12 @@
 //	workspace           WS#<ws>             META
 //	member              WS#<ws>             MEMBER#<userId>
 //	e-mail claim        WS#<ws>             EMAIL#<lower-cased e-mail>
-//	invitation          WS#<ws>             INVITE#<inviteId>
+//	invitation          WS#<ws>             INVITE#<inviteId>               WS#<ws>#SEATS              <expiresAt>#<inviteId>   (GSI1 only while it holds a seat)
 //	team                WS#<ws>             TEAM#<teamId>
 //	team membership     WS#<ws>             TEAMMEMBER#<teamId>#<userId>    WS#<ws>#USER#<userId>      TEAM#<teamId>
 //	agent               WS#<ws>             AGENT#<agentId>                 WS#<ws>#TEAM#<teamId>      AGENT#<agentId>   (GSI1 only when the agent has a team)
 //	API key             KEY#<sha256 hex>    KEY                             WS#<ws>#KEYS               KEY#<keyId>
+//	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //
 // Invariants kept by conditional writes and transactions:
 //   - An e-mail claim exists for every member and every invitation; creating
@@ -24,15 +25,27 @@
 //     member or one invitation per workspace, case-insensitively, under any
 //     concurrency.
 //   - workspace.seatsUsed counts members plus invitations whose holdsSeat is
-//     true. It changes only with atomic ADD in the same transaction as the item
-//     that takes or frees the seat, conditioned on seatsUsed < seats when a seat
-//     is taken. An expired invitation's seat is released lazily, at most once,
-//     by setting holdsSeat false under a condition in that same transaction.
+//     true. It changes only with atomic ADD in the same transaction as the
+//     items that take or free seats, conditioned on seatsUsed < seats when a
+//     seat is taken; a batch revoke frees all of a transaction's seats with one
+//     ADD, so the workspace item sees one write per transaction, not per id.
+//     An expired invitation's seat is released lazily, at most once, by setting
+//     holdsSeat false (and leaving the seat index) under a condition in that
+//     same transaction. The seat index (GSI1 WS#<ws>#SEATS, sorted by expiry)
+//     holds only seat holders, so the expired ones are found in O(released)
+//     reads however many invitations the workspace has; being eventually
+//     consistent, it only proposes: the transaction's conditions decide.
 //
-// The attribute ttl (epoch seconds) is the table's TTL attribute.
+// The attribute ttl (epoch seconds) is the table's TTL attribute. An
+// invitation and its e-mail claim carry its expiry plus the retention period;
+// the retention function releases the seat of one the TTL removes while it
+// still holds a seat (functions/retention).
 package dynamo
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Key attribute names of the table and its index.
 const (
@@ -69,3 +82,18 @@ func keyPK(hash string) string              { return "KEY#" + hash }
 func userGSI1PK(ws, user string) string     { return wsPK(ws) + "#USER#" + user }
 func teamGSI1PK(ws, team string) string     { return wsPK(ws) + "#TEAM#" + team }
 func keysGSI1PK(ws string) string           { return wsPK(ws) + "#KEYS" }
+func keyGSI1SK(id string) string            { return "KEY#" + id }
+func seatsGSI1PK(ws string) string          { return wsPK(ws) + "#SEATS" }
+
+// seatGSI1SK sorts seat holders by expiry, then id.
+func seatGSI1SK(expires time.Time, id string) string { return storedTime(expires) + "#" + id }
+
+// seatsExpiredBy is the bound below which seat-holder sort keys expired by
+// now: every "<now>#id" sorts before "<now>$", since '#' < '$'.
+func seatsExpiredBy(now time.Time) string { return storedTime(now) + "$" }
+
+// hashOfKeyPK returns the key hash an API key item's PK holds.
+func hashOfKeyPK(pk string) string { return strings.TrimPrefix(pk, "KEY#") }
+
+// seatReleaseSK marks that the seat of a removed invitation was released.
+func seatReleaseSK(inviteID string) string { return "SEATRELEASE#" + inviteID }

@@ -35,6 +35,9 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		}},
+		StreamSpecification: &types.StreamSpecification{
+			StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeOldImage,
+		},
 	}
 }
 

@@ -28,6 +28,9 @@ type templateTable struct {
 						ProjectionType string `yaml:"ProjectionType"`
 					} `yaml:"Projection"`
 				} `yaml:"GlobalSecondaryIndexes"`
+				StreamSpecification struct {
+					StreamViewType string `yaml:"StreamViewType"`
+				} `yaml:"StreamSpecification"`
 				TimeToLiveSpecification struct {
 					AttributeName string `yaml:"AttributeName"`
 					Enabled       bool   `yaml:"Enabled"`
@@ -95,6 +98,9 @@ func TestTableDefinitionMatchesTemplate(t *testing.T) {
 			k = append(k, keyElement{aws.ToString(e.AttributeName), string(e.KeyType)})
 		}
 		sameKeys("GSI "+w.IndexName, k, w.KeySchema)
+	}
+	if got, want := string(got.StreamSpecification.StreamViewType), want.StreamSpecification.StreamViewType; got != want {
+		t.Errorf("stream view: code %q, template %q", got, want)
 	}
 	if ttl := want.TimeToLiveSpecification; !ttl.Enabled || ttl.AttributeName != dynamo.AttrTTL {
 		t.Errorf("template TTL %+v, want enabled on %q", ttl, dynamo.AttrTTL)

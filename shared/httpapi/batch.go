@@ -15,7 +15,10 @@ type BatchRequest struct {
 }
 
 // UniqueIDs returns ids without repeats, in first-seen order. It returns a
-// KindInvalid error unless there are 1 to MaxBatchIDs ids, none empty.
+// KindInvalid error unless there are 1 to MaxBatchIDs ids, none empty and
+// none key-shaped (the message names the position, never the value, so a key
+// pasted by mistake is not echoed). An id over workspace.MaxIDLength is kept:
+// it is simply not found (see workspace.PlausibleID).
 func UniqueIDs(ids []string) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, workspace.Invalid("ids must list at least one id")
@@ -28,6 +31,9 @@ func UniqueIDs(ids []string) ([]string, error) {
 	for i, id := range ids {
 		if strings.TrimSpace(id) == "" {
 			return nil, workspace.Invalid("ids[%d] must be a non-empty string", i)
+		}
+		if workspace.ContainsKey(id) {
+			return nil, workspace.Invalid("ids[%d] looks like an API key, not an id; keys go only in the Authorization header", i)
 		}
 		if !seen[id] {
 			seen[id] = true

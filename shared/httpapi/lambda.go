@@ -14,10 +14,17 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 
 // Lambda adapts a group's http.Handler to API Gateway proxy events with
 // aws-lambda-go-api-proxy. The gateway event's request context (with the
-// authorizer's) reaches the handler through the request's context.
+// authorizer's) reaches the handler through the request's context, and every
+// response is fitted to Lambda's payload limit (fitResponse).
 func Lambda(h http.Handler) ProxyHandler {
 	adapter := httpadapter.New(h)
-	return adapter.ProxyWithContext
+	return func(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		res, err := adapter.ProxyWithContext(ctx, event)
+		if err != nil {
+			return res, err
+		}
+		return fitResponse(event, res), nil
+	}
 }
 
 // NewMux returns a ServeMux whose unmatched requests answer 404

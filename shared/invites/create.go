@@ -1,6 +1,7 @@
 package invites
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,12 +13,30 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
+// Time kept for withdrawing an invitation whose e-mail failed. The e-mail
+// may use the request's remaining time less withdrawReserve (at least half of
+// it), so that the withdrawal, which runs on a context of its own, still ends
+// before the Lambda deadline and the answer can tell the truth.
+const (
+	withdrawReserve = 2 * time.Second
+	// maxMailTime bounds the e-mail when the request has no deadline.
+	maxMailTime = 10 * time.Second
+)
+
 // createInvite handles POST /workspaceapi/invites. The rules run in this order:
-// the body's own rules (400), team settings (400), the e-mail domain (400),
-// unknown teams (404), an existing member or pending invitation (400), and a
-// free seat (403), the last two enforced inside the storing transaction.
-func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspace.IDGenerator, acceptURL string) http.HandlerFunc {
+// the body's own rules (400), team settings and the e-mail domain (400), both
+// before any team is read, unknown teams (404), an existing member or pending
+// invitation (400), and a free seat (403), the last two enforced inside the
+// storing transaction.
+//
+// The invitation is stored before its e-mail is sent, so that a retry is
+// refused instead of mailing twice. When the e-mail fails, times out or its
+// sender panics, the invitation is withdrawn on a context that outlives the
+// request's; the answer says whether that worked, so a client either retries
+// with success or knows which invitation to revoke.
+func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspace.IDGenerator, acceptURL string, retention time.Duration) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeInvite)
 		if err != nil {
 			httpapi.Error(w, r, err)
@@ -32,14 +51,22 @@ func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspa
 			httpapi.Error(w, r, err)
 			return
 		}
-		email := *req.Email
-		setup, err := store.InviteSetup(r.Context(), caller.WorkspaceID, caller.UserID, email, req.TeamIDs())
+		setup, err := store.InviteSetup(ctx, caller.WorkspaceID, caller.UserID, *req.Email)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		if err := workspace.CheckInviteSettings(req, setup.Workspace); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		teams, err := store.ExistingTeams(ctx, caller.WorkspaceID, req.TeamIDs())
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
 		now := clock.Now()
-		if err := checkInvite(req, setup.Workspace, setup.Teams, setup.Claim, now); err != nil {
+		if err := workspace.CheckInvite(req, setup.Workspace, teams, setup.Claim, now); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
@@ -48,65 +75,66 @@ func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspa
 			httpapi.Error(w, r, fmt.Errorf("new invitation id: %w", err))
 			return
 		}
-		inv := newInvitation(id, req, setup.Workspace, setup.Inviter, now)
-		if err := store.CreateInvitation(r.Context(), inv, setup.Claim, setup.Workspace.Seats, now); err != nil {
+		inv := workspace.NewInvitation(id, req, setup.Workspace, setup.Inviter, now, retention)
+		if err := store.CreateInvitation(ctx, inv, setup.Claim, setup.Workspace.Seats, now); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
 		// Exactly one e-mail per created invitation: a retry of the same
 		// address is refused above, so it never reaches this point again.
-		if err := mailer.Send(r.Context(), invitationEmail(inv, acceptURL)); err != nil {
-			slog.ErrorContext(r.Context(), "invitation e-mail failed; withdrawing the invitation",
-				"workspaceId", inv.CustomerID, "inviteId", inv.ID, "error", err)
-			inv.HoldsSeat = true
-			if derr := store.DeleteInvitation(r.Context(), inv); derr != nil {
-				slog.ErrorContext(r.Context(), "withdraw invitation after e-mail failure",
-					"workspaceId", inv.CustomerID, "inviteId", inv.ID, "error", derr)
-			}
-			httpapi.Error(w, r, workspace.Unavailable("the invitation e-mail could not be sent, so no invitation was created; try again"))
+		if err := sendWithin(ctx, mailer, invitationEmail(inv, acceptURL)); err != nil {
+			slog.ErrorContext(ctx, "invitation e-mail failed; withdrawing the invitation",
+				"workspaceId", inv.WorkspaceID, "inviteId", inv.ID, "error", err)
+			httpapi.Error(w, r, withdraw(ctx, store, inv))
 			return
 		}
-		httpapi.JSON(w, http.StatusCreated, inv)
+		httpapi.JSON(w, http.StatusCreated, NewResource(inv, now))
 	}
 }
 
-// checkInvite applies the rules that need the workspace's stored state.
-func checkInvite(req workspace.InviteRequest, ws workspace.Workspace, teams map[string]bool, claim workspace.EmailClaim, now time.Time) error {
-	if len(req.Teams) > 0 && !ws.TeamSettingsEnabled {
-		return workspace.Invalid("teams cannot be set: team settings are not enabled for this workspace")
+// sendWithin sends m, giving up when the request's time less withdrawReserve
+// has passed, even if the mailer ignores its context; a panicking mailer is a
+// failed send.
+func sendWithin(ctx context.Context, mailer Mailer, m mail.Message) error {
+	budget := maxMailTime
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline)
+		budget = max(left-withdrawReserve, left/2)
 	}
-	if !ws.AllowsDomainOf(*req.Email) {
-		return workspace.Invalid("the e-mail domain %q is not allowed in this workspace", workspace.EmailDomain(*req.Email))
+	mctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Errorf("mailer panicked: %v", p)
+			}
+		}()
+		done <- mailer.Send(mctx, m)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-mctx.Done():
+		return fmt.Errorf("e-mail not sent in %s: %w", budget, mctx.Err())
 	}
-	for _, t := range req.Teams {
-		if !teams[t.TeamID] {
-			return workspace.NotFound("team %q not found", t.TeamID)
-		}
-	}
-	if claim.MemberID != "" {
-		return workspace.Invalid("this person is already a member of the workspace")
-	}
-	if claim.PendingInvite(now) {
-		return workspace.Invalid("this person already has a pending invitation")
-	}
-	return nil
 }
 
-// newInvitation builds the invitation a valid request creates.
-func newInvitation(id string, req workspace.InviteRequest, ws workspace.Workspace, inviter workspace.Member, now time.Time) workspace.Invitation {
-	inv := workspace.Invitation{
-		ID: id, Type: workspace.InviteTypeWorkspace, Email: *req.Email,
-		CustomerID: ws.ID, CustomerName: ws.Name, CustomerRole: *req.Role,
-		Status: workspace.InviteStatusPending, IsExpired: false,
-		CreatedAt:         workspace.FormatTime(now),
-		ExpiresAt:         workspace.FormatTime(now.Add(time.Duration(req.Days()) * 24 * time.Hour)),
-		InvitedByUserName: inviter.Name,
-		HoldsSeat:         true,
+// withdraw deletes inv after its e-mail failed, on a context detached from the
+// request's (whose deadline may have passed), and returns the error that tells
+// the client what happened: nothing was created, or the invitation exists and
+// must be revoked before the address can be invited again.
+func withdraw(ctx context.Context, store Store, inv workspace.Invitation) error {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawReserve)
+	defer cancel()
+	err := store.DeleteInvitations(wctx, []workspace.Invitation{inv})[0]
+	if err == nil || workspace.IsNotFound(err) { // gone either way
+		return workspace.Unavailable("the invitation e-mail could not be sent, so no invitation was created; try again")
 	}
-	for _, t := range req.Teams {
-		inv.Groups = append(inv.Groups, workspace.Group{GroupID: t.TeamID, Role: t.Role})
-	}
-	return inv
+	slog.ErrorContext(ctx, "withdraw invitation after e-mail failure",
+		"workspaceId", inv.WorkspaceID, "inviteId", inv.ID, "error", err)
+	return workspace.Unavailable("the invitation e-mail could not be sent and invitation %s could not be withdrawn; "+
+		"revoke it (DELETE /workspaceapi/invites) before inviting this address again", inv.ID)
 }
 
 // invitationEmail is the message an invitee receives.
@@ -118,8 +146,8 @@ func invitationEmail(inv workspace.Invitation, acceptURL string) mail.Message {
 	}
 	return mail.Message{
 		To:      inv.Email,
-		Subject: fmt.Sprintf("You are invited to join %s", inv.CustomerName),
+		Subject: fmt.Sprintf("You are invited to join %s", inv.WorkspaceName),
 		Text: fmt.Sprintf("%s invited you to join the workspace %s as %s.\n\nAccept the invitation: %s\n\nThe invitation expires at %s.\n",
-			inviter, inv.CustomerName, inv.CustomerRole, link, inv.ExpiresAt),
+			inviter, inv.WorkspaceName, inv.Role, link, workspace.FormatTime(inv.ExpiresAt)),
 	}
 }

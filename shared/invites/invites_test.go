@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
-	"github.com/agentplatform/workspaceapi/shared/workspace"
+	"github.com/agentplatform/workspaceapi/shared/invites"
 )
 
 const invitesPath = "/workspaceapi/invites"
@@ -34,16 +34,16 @@ func TestCreateInviteAnswers201WithTheInvitationAndSendsOneEmail(t *testing.T) {
 	if res.Status != http.StatusCreated {
 		t.Fatalf("status = %d (%s), want 201", res.Status, res.Body)
 	}
-	var inv workspace.Invitation
+	var inv invites.Resource
 	res.JSON(t, &inv)
 	if !strings.HasPrefix(inv.ID, "inv_") {
 		t.Errorf("id = %q, want an inv_ prefix", inv.ID)
 	}
-	want := workspace.Invitation{
+	want := invites.Resource{
 		ID: inv.ID, Type: "workspace", Email: "New.Person@Alpha.example", CustomerID: "ws_a",
 		CustomerName: "Alpha Labs", CustomerRole: "collaborator", Status: "pending",
 		CreatedAt: "2026-11-21T12:00:00.000Z", ExpiresAt: "2026-11-24T12:00:00.000Z",
-		InvitedByUserName: "Ada Admin", Groups: []workspace.Group{{GroupID: "team_a", Role: "guest"}},
+		InvitedByUserName: "Ada Admin", Groups: []invites.Group{{GroupID: "team_a", Role: "guest"}},
 	}
 	if fmt.Sprint(inv) != fmt.Sprint(want) {
 		t.Errorf("invitation = %+v\nwant        %+v", inv, want)
@@ -66,7 +66,7 @@ func TestCreateInviteDefaultsToSevenDays(t *testing.T) {
 	if res.Status != http.StatusCreated {
 		t.Fatalf("status = %d (%s), want 201", res.Status, res.Body)
 	}
-	var inv workspace.Invitation
+	var inv invites.Resource
 	res.JSON(t, &inv)
 	if inv.ExpiresAt != "2026-11-28T12:00:00.000Z" {
 		t.Errorf("expiresAt = %s, want 7 days after 2026-11-21T12:00:00.000Z", inv.ExpiresAt)
@@ -168,7 +168,7 @@ func TestReinvitingAnExpiredAddressReplacesTheExpiredRecord(t *testing.T) {
 	if res.Status != http.StatusCreated {
 		t.Fatalf("status = %d (%s), want 201", res.Status, res.Body)
 	}
-	var created workspace.Invitation
+	var created invites.Resource
 	res.JSON(t, &created)
 	list := listInvites(t, env, keyAdmin)
 	var forAddress []string
@@ -248,7 +248,7 @@ func TestListInvitesShowsPendingAndExpiredOfTheCallersWorkspaceOnly(t *testing.T
 	if res.Status != http.StatusOK {
 		t.Fatalf("status = %d (%s), want 200", res.Status, res.Body)
 	}
-	var body struct{ Invites []workspace.Invitation }
+	var body struct{ Invites []invites.Resource }
 	res.JSON(t, &body)
 	got := make([]string, len(body.Invites))
 	for i, inv := range body.Invites {
@@ -280,8 +280,8 @@ func TestListInvitesEmptyIs200(t *testing.T) {
 		t.Fatalf("revoke: %d %s", res.Status, res.Body)
 	}
 	res = env.Do(t, http.MethodGet, invitesPath, keyOther, "")
-	if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != `{"invites":[]}` {
-		t.Errorf("GET = %d %s, want 200 {\"invites\":[]}", res.Status, res.Body)
+	if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != `{"invites":[],"nextCursor":null}` {
+		t.Errorf("GET = %d %s, want 200 {\"invites\":[],\"nextCursor\":null}", res.Status, res.Body)
 	}
 }
 
@@ -351,13 +351,13 @@ func TestRevokeInvitesValidatesIDs(t *testing.T) {
 	}
 }
 
-func listInvites(t *testing.T, env *apitest.Env, key string) []workspace.Invitation {
+func listInvites(t *testing.T, env *apitest.Env, key string) []invites.Resource {
 	t.Helper()
 	res := env.Do(t, http.MethodGet, invitesPath, key, "")
 	if res.Status != http.StatusOK {
 		t.Fatalf("GET invites: %d %s", res.Status, res.Body)
 	}
-	var body struct{ Invites []workspace.Invitation }
+	var body struct{ Invites []invites.Resource }
 	res.JSON(t, &body)
 	return body.Invites
 }

@@ -3,21 +3,22 @@ package invites
 import (
 	"log/slog"
 	"net/http"
-	"sync"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// revokeConcurrency bounds the revocation transactions run at once.
-const revokeConcurrency = 8
-
 // revoked is the applied value of a successful revocation.
 var revoked = map[string]string{"status": "revoked"}
 
+// notFound is the per-id error of an invitation the caller's workspace lacks.
+const notFound = "invitation not found"
+
 // revokeInvites handles DELETE /workspaceapi/invites: a batch that deletes the
 // listed invitations and frees their seats. An id that does not exist in the
-// caller's workspace fails alone with "invitation not found".
+// caller's workspace fails alone with "invitation not found". It reads the ids
+// with one BatchGetItem and deletes them in transactions of many invitations,
+// each freeing its seats with one write to the workspace item.
 func revokeInvites(store Store) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeInvite)
@@ -35,39 +36,43 @@ func revokeInvites(store Store) http.HandlerFunc {
 			httpapi.Error(w, r, err)
 			return
 		}
-		found, err := store.InvitationsByID(r.Context(), caller.WorkspaceID, ids)
+		var readable []string
+		for _, id := range ids {
+			if workspace.PlausibleID(id) {
+				readable = append(readable, id)
+			}
+		}
+		found, err := store.InvitationsByID(r.Context(), caller.WorkspaceID, readable)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
 		results := make([]httpapi.BatchItem, len(ids))
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, revokeConcurrency)
+		var invs []workspace.Invitation
+		var at []int // the result index of each of invs
 		for i, id := range ids {
 			inv, ok := found[id]
 			if !ok {
-				results[i] = httpapi.Failed(id, "", "invitation not found")
+				results[i] = httpapi.Failed(id, "", notFound)
 				continue
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				switch err := store.DeleteInvitation(r.Context(), inv); {
-				case err == nil:
-					results[i] = httpapi.Succeeded(id, inv.Email, false, revoked)
-				case workspace.IsNotFound(err):
-					results[i] = httpapi.Failed(id, inv.Email, "invitation not found")
-				default:
-					// One id's storage failure fails that id alone; the
-					// others stand as applied.
-					slog.ErrorContext(r.Context(), "revoke invitation", "workspaceId", caller.WorkspaceID, "inviteId", id, "error", err)
-					results[i] = httpapi.Failed(id, inv.Email, "internal error")
-				}
-			}()
+			invs = append(invs, inv)
+			at = append(at, i)
 		}
-		wg.Wait()
+		for k, err := range store.DeleteInvitations(r.Context(), invs) {
+			inv := invs[k]
+			switch {
+			case err == nil:
+				results[at[k]] = httpapi.Succeeded(inv.ID, inv.Email, false, revoked)
+			case workspace.IsNotFound(err):
+				results[at[k]] = httpapi.Failed(inv.ID, inv.Email, notFound)
+			default:
+				// A storage failure fails the ids of its transaction alone;
+				// the others stand as applied.
+				slog.ErrorContext(r.Context(), "revoke invitation", "workspaceId", caller.WorkspaceID, "inviteId", inv.ID, "error", err)
+				results[at[k]] = httpapi.Failed(inv.ID, inv.Email, "internal error")
+			}
+		}
 		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(results))
 	}
 }

@@ -15,11 +15,13 @@ import (
 
 // Store is the storage the group uses.
 type Store interface {
-	InviteSetup(ctx context.Context, ws, inviterID, email string, teamIDs []string) (dynamo.InviteSetup, error)
+	InviteSetup(ctx context.Context, ws, inviterID, email string) (dynamo.InviteSetup, error)
+	ExistingTeams(ctx context.Context, ws string, ids []string) (map[string]bool, error)
 	CreateInvitation(ctx context.Context, inv workspace.Invitation, prior workspace.EmailClaim, seats int, now time.Time) error
-	Invitations(ctx context.Context, ws string) ([]workspace.Invitation, error)
+	Invitations(ctx context.Context, ws, after string) ([]workspace.Invitation, error)
+	InvitationPage(ctx context.Context, ws, after string, limit int) ([]workspace.Invitation, bool, error)
 	InvitationsByID(ctx context.Context, ws string, ids []string) (map[string]workspace.Invitation, error)
-	DeleteInvitation(ctx context.Context, inv workspace.Invitation) error
+	DeleteInvitations(ctx context.Context, invs []workspace.Invitation) []error
 }
 
 // Mailer sends e-mail: SES v2 in AWS, a recorder locally.
@@ -35,12 +37,19 @@ type Deps struct {
 	IDs    workspace.IDGenerator
 	// AcceptURL is the invitation link's base; the id is appended as ?invite=.
 	AcceptURL string
+	// Retention is how long an expired invitation stays listed before the
+	// table's time to live removes it; zero means workspace.DefaultInviteRetention.
+	Retention time.Duration
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
 func Routes(d Deps) http.Handler {
+	retention := d.Retention
+	if retention <= 0 {
+		retention = workspace.DefaultInviteRetention
+	}
 	mux := httpapi.NewMux()
-	mux.Handle("POST /workspaceapi/invites", createInvite(d.Store, d.Mailer, d.Clock, d.IDs, d.AcceptURL))
+	mux.Handle("POST /workspaceapi/invites", createInvite(d.Store, d.Mailer, d.Clock, d.IDs, d.AcceptURL, retention))
 	mux.Handle("GET /workspaceapi/invites", listInvites(d.Store, d.Clock))
 	mux.Handle("DELETE /workspaceapi/invites", revokeInvites(d.Store))
 	return mux

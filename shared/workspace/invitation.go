@@ -23,58 +23,61 @@ const (
 	MinInviteDays     = 1
 	MaxInviteDays     = 90
 	DefaultInviteDays = 7
+	// MaxInviteTeams bounds the teams one invitation names (decisions §11).
+	MaxInviteTeams = 100
 )
+
+// DefaultInviteRetention is how long an expired invitation stays listed
+// after its expiry before it and its e-mail claim are removed (decisions §11);
+// deployments set their own with the InviteRetentionDays parameter.
+const DefaultInviteRetention = 180 * 24 * time.Hour
 
 // Group is one team an invitee joins on accepting.
 type Group struct {
-	GroupID string `json:"groupId"`
-	Role    string `json:"role"`
+	GroupID string
+	Role    string
 }
 
 // AgentAccess is the agent a guest invitation from an agent's access page grants.
 type AgentAccess struct {
-	AgentID string `json:"agentId"`
-	Level   string `json:"level"`
+	AgentID string
+	Level   string
 }
 
-// Invitation is an invitation to join a workspace, in the shape the API returns.
-// Status and IsExpired are derived from ExpiresAt when it is listed (see AsOf).
+// Invitation is an invitation to join a workspace. Its status is not stored:
+// it follows from ExpiresAt (see Status).
 type Invitation struct {
-	ID                string       `json:"id"`
-	Type              string       `json:"type"`
-	Email             string       `json:"email"`
-	CustomerID        string       `json:"customerId"`
-	CustomerName      string       `json:"customerName,omitempty"`
-	CustomerRole      string       `json:"customerRole,omitempty"`
-	Status            string       `json:"status"`
-	CreatedAt         string       `json:"createdAt"`
-	ExpiresAt         string       `json:"expiresAt"`
-	IsExpired         bool         `json:"isExpired"`
-	InvitedByUserName string       `json:"invitedByUserName,omitempty"`
-	DisplayName       string       `json:"displayName,omitempty"`
-	Groups            []Group      `json:"groups,omitempty"`
-	AgentAccess       *AgentAccess `json:"agentAccess,omitempty"`
+	ID            string
+	Type          string
+	Email         string
+	WorkspaceID   string
+	WorkspaceName string
+	// Role is the workspace role the invitee gets on accepting.
+	Role              string
+	CreatedAt         time.Time
+	ExpiresAt         time.Time
+	InvitedByUserName string
+	DisplayName       string
+	Groups            []Group
+	AgentAccess       *AgentAccess
 
 	// HoldsSeat is true while the invitation counts against the workspace's
-	// seats; an expired invitation's seat is released lazily. Never listed.
-	HoldsSeat bool `json:"-"`
+	// seats; an expired invitation's seat is released lazily.
+	HoldsSeat bool
+	// RemoveAt is when the table's time to live removes the invitation and
+	// its e-mail claim: its expiry plus the retention period.
+	RemoveAt time.Time
 }
 
-// Expired reports whether the invitation has expired at now. An unparsable
-// expiry counts as expired.
-func (inv Invitation) Expired(now time.Time) bool {
-	exp, err := time.Parse(time.RFC3339Nano, inv.ExpiresAt)
-	return err != nil || !now.Before(exp)
-}
+// Expired reports whether the invitation has expired at now.
+func (inv Invitation) Expired(now time.Time) bool { return !now.Before(inv.ExpiresAt) }
 
-// AsOf returns the invitation with Status and IsExpired as they stand at now.
-func (inv Invitation) AsOf(now time.Time) Invitation {
-	inv.IsExpired = inv.Expired(now)
-	inv.Status = InviteStatusPending
-	if inv.IsExpired {
-		inv.Status = InviteStatusExpired
+// Status returns InviteStatusPending or InviteStatusExpired as it stands at now.
+func (inv Invitation) Status(now time.Time) string {
+	if inv.Expired(now) {
+		return InviteStatusExpired
 	}
-	return inv
+	return InviteStatusPending
 }
 
 // TeamInvite is one element of a request's teams.
@@ -92,7 +95,8 @@ type InviteRequest struct {
 }
 
 // Validate checks the request's own rules (those needing no stored state) and
-// returns a KindInvalid error naming the first field that breaks one.
+// returns a KindInvalid error naming the first field that breaks one. A team id
+// over MaxIDLength is not an error here: like any unknown id it is not found.
 func (r InviteRequest) Validate() error {
 	if r.Email == nil {
 		return Invalid("email is required")
@@ -113,6 +117,9 @@ func (r InviteRequest) Validate() error {
 		}
 		return Invalid("role must be one of: member, collaborator")
 	}
+	if len(r.Teams) > MaxInviteTeams {
+		return Invalid("teams may list at most %d teams", MaxInviteTeams)
+	}
 	seen := make(map[string]bool, len(r.Teams))
 	for i, t := range r.Teams {
 		if strings.TrimSpace(t.TeamID) == "" {
@@ -125,7 +132,7 @@ func (r InviteRequest) Validate() error {
 			return Invalid("teams[%d].role must be one of: admin, member, guest", i)
 		}
 		if seen[t.TeamID] {
-			return Invalid("teams lists team %q more than once", t.TeamID)
+			return Invalid("teams[%d].teamId repeats a team listed before", i)
 		}
 		seen[t.TeamID] = true
 	}
@@ -143,13 +150,77 @@ func (r InviteRequest) Days() int {
 	return *r.ExpiresInDays
 }
 
-// TeamIDs returns the ids of the teams the request names, in order.
+// TeamIDs returns the ids of the teams the request names that could exist,
+// in order: an id over MaxIDLength is left out, since no team has it.
 func (r InviteRequest) TeamIDs() []string {
-	ids := make([]string, len(r.Teams))
-	for i, t := range r.Teams {
-		ids[i] = t.TeamID
+	ids := make([]string, 0, len(r.Teams))
+	for _, t := range r.Teams {
+		if PlausibleID(t.TeamID) {
+			ids = append(ids, t.TeamID)
+		}
 	}
 	return ids
+}
+
+// Errors of the invitation rules that the store enforces atomically; the
+// store returns these very values, so each message is written once.
+var (
+	ErrAlreadyMember  = Invalid("this person is already a member of the workspace")
+	ErrAlreadyInvited = Invalid("this person already has a pending invitation")
+	ErrNoSeats        = Forbidden("the workspace has no free seats")
+)
+
+// CheckInviteSettings applies the rules of POST /workspaceapi/invites that
+// need only the workspace's settings: team settings (400), then the e-mail
+// domain (400). They run before any team is read.
+func CheckInviteSettings(req InviteRequest, ws Workspace) error {
+	if len(req.Teams) > 0 && !ws.TeamSettingsEnabled {
+		return Invalid("teams cannot be set: team settings are not enabled for this workspace")
+	}
+	if !ws.AllowsDomainOf(*req.Email) {
+		return Invalid("the e-mail domain %q is not allowed in this workspace", EmailDomain(*req.Email))
+	}
+	return nil
+}
+
+// CheckInvite applies the rules of POST /workspaceapi/invites that need the
+// workspace's stored state, in the order the endpoint documents them:
+// CheckInviteSettings, unknown teams (404), an existing member or pending
+// invitation (400). teams holds the requested team ids that exist. Free seats
+// (403) are checked when the invitation is stored, since only the storing
+// write can hold them under concurrency.
+func CheckInvite(req InviteRequest, ws Workspace, teams map[string]bool, claim EmailClaim, now time.Time) error {
+	if err := CheckInviteSettings(req, ws); err != nil {
+		return err
+	}
+	for i, t := range req.Teams {
+		if !teams[t.TeamID] {
+			return NotFound("teams[%d]: team %q not found", i, t.TeamID)
+		}
+	}
+	if claim.MemberID != "" {
+		return ErrAlreadyMember
+	}
+	if claim.PendingInvite(now) {
+		return ErrAlreadyInvited
+	}
+	return nil
+}
+
+// NewInvitation builds the invitation a valid request creates at now: it holds
+// a seat and is removed retention after it expires.
+func NewInvitation(id string, req InviteRequest, ws Workspace, inviter Member, now time.Time, retention time.Duration) Invitation {
+	expires := now.Add(time.Duration(req.Days()) * 24 * time.Hour)
+	inv := Invitation{
+		ID: id, Type: InviteTypeWorkspace, Email: *req.Email,
+		WorkspaceID: ws.ID, WorkspaceName: ws.Name, Role: *req.Role,
+		CreatedAt: now, ExpiresAt: expires, InvitedByUserName: inviter.Name,
+		HoldsSeat: true, RemoveAt: expires.Add(retention),
+	}
+	for _, t := range req.Teams {
+		inv.Groups = append(inv.Groups, Group{GroupID: t.TeamID, Role: t.Role})
+	}
+	return inv
 }
 
 // Workspace is a tenant's workspace and the settings the API enforces.

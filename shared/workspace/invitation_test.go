@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,10 @@ func ptr[T any](v T) *T { return &v }
 
 func TestInviteRequestValidate(t *testing.T) {
 	email, member := ptr("a@b.example"), ptr("member")
+	manyTeams := make([]workspace.TeamInvite, workspace.MaxInviteTeams+1)
+	for i := range manyTeams {
+		manyTeams[i] = workspace.TeamInvite{TeamID: "t" + strings.Repeat("x", i), Role: "member"}
+	}
 	tests := []struct {
 		name  string
 		req   workspace.InviteRequest
@@ -33,6 +38,9 @@ func TestInviteRequestValidate(t *testing.T) {
 			{TeamID: "t1", Role: "admin"}, {TeamID: "t1", Role: "member"}}}, false},
 		{"team without id", workspace.InviteRequest{Email: email, Role: member, Teams: []workspace.TeamInvite{{Role: "admin"}}}, false},
 		{"team role unknown", workspace.InviteRequest{Email: email, Role: member, Teams: []workspace.TeamInvite{{TeamID: "t1", Role: "owner"}}}, false},
+		{"100 teams at most", workspace.InviteRequest{Email: email, Role: member, Teams: manyTeams}, false},
+		{"over-long team id is left to not found", workspace.InviteRequest{Email: email, Role: member, Teams: []workspace.TeamInvite{
+			{TeamID: strings.Repeat("t", 5000), Role: "member"}}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,15 +51,73 @@ func TestInviteRequestValidate(t *testing.T) {
 	}
 }
 
-func TestInvitationStatusFollowsExpiry(t *testing.T) {
-	inv := workspace.Invitation{ExpiresAt: "2026-11-21T12:00:00.000Z"}
-	before := time.Date(2026, 11, 21, 11, 59, 59, 0, time.UTC)
-	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	if got := inv.AsOf(before); got.Status != "pending" || got.IsExpired {
-		t.Errorf("before expiry: %s %v, want pending", got.Status, got.IsExpired)
+func TestOverLongTeamIDsAreNeverRead(t *testing.T) {
+	req := workspace.InviteRequest{Teams: []workspace.TeamInvite{
+		{TeamID: "team_a"}, {TeamID: strings.Repeat("t", workspace.MaxIDLength+1)}, {TeamID: strings.Repeat("u", workspace.MaxIDLength)},
+	}}
+	if got := req.TeamIDs(); len(got) != 2 || got[0] != "team_a" {
+		t.Errorf("TeamIDs() = %d ids starting %q, want team_a and the 256-character id", len(got), got[0])
 	}
-	if got := inv.AsOf(at); got.Status != "expired" || !got.IsExpired {
-		t.Errorf("at expiry: %s %v, want expired", got.Status, got.IsExpired)
+}
+
+func TestCheckInviteAppliesTheRulesInTheirDocumentedOrder(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	req := func(email string, teams ...string) workspace.InviteRequest {
+		r := workspace.InviteRequest{Email: ptr(email), Role: ptr("member")}
+		for _, id := range teams {
+			r.Teams = append(r.Teams, workspace.TeamInvite{TeamID: id, Role: "member"})
+		}
+		return r
+	}
+	teamsOn := workspace.Workspace{TeamSettingsEnabled: true, AllowedEmailDomains: []string{"a.example"}}
+	teamsOff := workspace.Workspace{AllowedEmailDomains: []string{"a.example"}}
+	pending := workspace.EmailClaim{InviteID: "inv_1", InviteExpiresAt: now.Add(time.Hour)}
+	tests := []struct {
+		name  string
+		req   workspace.InviteRequest
+		ws    workspace.Workspace
+		claim workspace.EmailClaim
+		want  workspace.Kind
+		msg   string
+	}{
+		{"team settings before the domain", req("x@other.example", "t1"), teamsOff, workspace.EmailClaim{}, workspace.KindInvalid, "team settings"},
+		{"domain before unknown teams", req("x@other.example", "nope"), teamsOn, workspace.EmailClaim{}, workspace.KindInvalid, "domain"},
+		{"unknown team before the claim", req("x@a.example", "nope"), teamsOn, workspace.EmailClaim{MemberID: "u1"}, workspace.KindNotFound, "teams[0]"},
+		{"member", req("x@a.example", "t1"), teamsOn, workspace.EmailClaim{MemberID: "u1"}, workspace.KindInvalid, "already a member"},
+		{"pending invitation", req("x@a.example"), teamsOn, pending, workspace.KindInvalid, "pending invitation"},
+		{"expired invitation is no obstacle", req("x@a.example"), teamsOn,
+			workspace.EmailClaim{InviteID: "inv_1", InviteExpiresAt: now}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := workspace.CheckInvite(tc.req, tc.ws, map[string]bool{"t1": true}, tc.claim, now)
+			if got := workspace.KindOf(err); got != tc.want || (err != nil && !strings.Contains(err.Error(), tc.msg)) {
+				t.Errorf("CheckInvite() = %v (kind %d), want kind %d mentioning %q", err, got, tc.want, tc.msg)
+			}
+		})
+	}
+}
+
+func TestInvitationStatusFollowsExpiry(t *testing.T) {
+	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	inv := workspace.Invitation{ExpiresAt: at}
+	if got := inv.Status(at.Add(-time.Second)); got != "pending" {
+		t.Errorf("before expiry: %s, want pending", got)
+	}
+	if got := inv.Status(at); got != "expired" || !inv.Expired(at) {
+		t.Errorf("at expiry: %s, want expired", got)
+	}
+}
+
+func TestNewInvitationHoldsASeatAndIsRemovedAfterRetention(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	inv := workspace.NewInvitation("inv_1", workspace.InviteRequest{Email: ptr("a@b.example"), Role: ptr("member")},
+		workspace.Workspace{ID: "ws", Name: "W"}, workspace.Member{Name: "Ann"}, now, 180*24*time.Hour)
+	if !inv.HoldsSeat || inv.Status(now) != workspace.InviteStatusPending {
+		t.Errorf("holdsSeat %v, status %s; want a pending invitation holding a seat", inv.HoldsSeat, inv.Status(now))
+	}
+	if want := now.Add(7 * 24 * time.Hour); !inv.ExpiresAt.Equal(want) || !inv.RemoveAt.Equal(want.Add(180*24*time.Hour)) {
+		t.Errorf("expires %v, removed %v; want 7 days, then 180 more", inv.ExpiresAt, inv.RemoveAt)
 	}
 }
 

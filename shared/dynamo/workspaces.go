@@ -1,0 +1,70 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// domainOf is an item type that maps to its domain type D.
+type domainOf[D any] interface{ domain() D }
+
+// getOne reads one item of workspace ws with a strongly consistent GetItem and
+// returns its domain value, or a KindNotFound error naming what.
+func getOne[I domainOf[D], D any](ctx context.Context, s *Store, ws, sk, what string) (D, error) {
+	it, found, err := getItem[I](ctx, s, key(wsPK(ws), sk), what)
+	if err != nil {
+		var zero D
+		return zero, err
+	}
+	if !found {
+		var zero D
+		return zero, workspace.NotFound("%s not found", what)
+	}
+	return it.domain(), nil
+}
+
+// Workspace returns workspace ws, or a KindNotFound error when it does not
+// exist. One GetItem.
+func (s *Store) Workspace(ctx context.Context, ws string) (workspace.Workspace, error) {
+	return getOne[workspaceItem](ctx, s, ws, skMeta, "workspace")
+}
+
+// Team returns team teamID of workspace ws, or a KindNotFound error when the
+// workspace has no such team. One GetItem.
+func (s *Store) Team(ctx context.Context, ws, teamID string) (workspace.Team, error) {
+	return getOne[teamItem](ctx, s, ws, teamSK(teamID), "team")
+}
+
+// Agent returns agent agentID of workspace ws, or a KindNotFound error when
+// the workspace has no such agent. One GetItem.
+func (s *Store) Agent(ctx context.Context, ws, agentID string) (workspace.Agent, error) {
+	return getOne[agentItem](ctx, s, ws, agentSK(agentID), "agent")
+}
+
+// ScanItems returns every item of the table, ordered by PK and then SK. It
+// reads the whole table: for tests and operators' checks, never a request path.
+func (s *Store) ScanItems(ctx context.Context) ([]item, error) {
+	var items []item
+	p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("scan: %w", err)
+		}
+		items = append(items, page.Items...)
+	}
+	sort.Slice(items, func(i, j int) bool {
+		a, b := itemKey(items[i]), itemKey(items[j])
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		return a[1] < b[1]
+	})
+	return items, nil
+}

@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Lambda refuses a synchronous response payload over 6 MB
+// (Function.ResponseSizeTooLarge), which API Gateway turns into a bare 502.
+// Every function's response is fitted under it here, once for every group.
+const (
+	// LambdaResponseLimit is Lambda's limit on a synchronous response
+	// payload: the whole proxy response as JSON, base64 body included.
+	LambdaResponseLimit = 6 << 20
+	// compressAbove is the body size above which a response is gzipped for a
+	// client that accepts it: smaller ones gain little over the wire.
+	compressAbove = 8 << 10
+)
+
+// fitResponse compresses res's body with gzip when it is large and the
+// client accepts gzip, and replaces a response that still exceeds
+// LambdaResponseLimit with a 413 error that says how to ask for less, so the
+// client never sees the gateway's anonymous 502.
+//
+// A compressed body travels base64-encoded (isBase64Encoded), which API
+// Gateway turns back into bytes for the client because the API declares
+// binary media types (template.yaml BinaryMediaTypes).
+func fitResponse(req events.APIGatewayProxyRequest, res events.APIGatewayProxyResponse) events.APIGatewayProxyResponse {
+	if !res.IsBase64Encoded && len(res.Body) > compressAbove && acceptsGzip(req) {
+		if zipped, err := gzipBase64(res.Body); err == nil {
+			res.Body, res.IsBase64Encoded = zipped, true
+			setHeader(&res, "Content-Encoding", "gzip")
+			setHeader(&res, "Vary", "Accept-Encoding")
+		} else {
+			slog.Error("compress response", "error", err)
+		}
+	}
+	size, err := payloadSize(res)
+	if err == nil && size <= LambdaResponseLimit {
+		return res
+	}
+	slog.Warn("response too large for Lambda", "path", req.Path, "bytes", size, "limit", LambdaResponseLimit)
+	msg := fmt.Sprintf("the response would exceed the %d MB an API response may carry; ask for less "+
+		"(page with limit and cursor where the endpoint offers them) or send Accept-Encoding: gzip", LambdaResponseLimit>>20)
+	body, _ := json.Marshal(ErrorBody{Error: msg})
+	return events.APIGatewayProxyResponse{
+		StatusCode: http.StatusRequestEntityTooLarge, Body: string(body),
+		Headers:           map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"},
+		MultiValueHeaders: map[string][]string{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}},
+	}
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
+func acceptsGzip(req events.APIGatewayProxyRequest) bool {
+	var values []string
+	for name, vs := range req.MultiValueHeaders {
+		if strings.EqualFold(name, "Accept-Encoding") {
+			values = append(values, vs...)
+		}
+	}
+	for name, v := range req.Headers {
+		if strings.EqualFold(name, "Accept-Encoding") {
+			values = append(values, v)
+		}
+	}
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
+				continue
+			}
+			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+			if q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gzipBase64 returns body gzipped and base64-encoded.
+func gzipBase64(body string) (string, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return "", err
+	}
+	if _, err := zw.Write([]byte(body)); err != nil {
+		return "", err
+	}
+	if err := zw.Close(); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+// payloadSize is the size of res as Lambda measures it: its JSON encoding.
+func payloadSize(res events.APIGatewayProxyResponse) (int, error) {
+	b, err := json.Marshal(res)
+	return len(b), err
+}
+
+// setHeader sets a response header in both header maps the proxy response has.
+func setHeader(res *events.APIGatewayProxyResponse, name, value string) {
+	if res.Headers == nil {
+		res.Headers = map[string]string{}
+	}
+	res.Headers[name] = value
+	if res.MultiValueHeaders != nil {
+		res.MultiValueHeaders[name] = []string{value}
+	}
+}

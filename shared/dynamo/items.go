@@ -301,12 +301,6 @@ func toTeamMemberItem(tm workspace.TeamMembership) teamMemberItem {
 	}
 }
 
-func (i teamMemberItem) domain() workspace.TeamMembership {
-	return workspace.TeamMembership{
-		WorkspaceID: i.WorkspaceID, TeamID: i.TeamID, UserID: i.UserID, Role: workspace.TeamRole(i.Role),
-	}
-}
-
 // agentItem is an agent. GSI1 lists a team's agents; an agent without a team
 // has no GSI1 keys.
 type agentItem struct {

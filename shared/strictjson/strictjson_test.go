@@ -37,19 +37,21 @@ type Extra struct {
 type doc struct {
 	Base
 	*Extra
-	Created   int                `json:"created"` // shadows Base.Created
-	Teams     []team             `json:"teams"`
-	Limits    map[string]float64 `json:"limits"`
-	ByName    map[string]member  `json:"byName"`
-	Any       any                `json:"any"`
-	Raw       json.RawMessage    `json:"raw"`
-	When      *time.Time         `json:"when"`
-	Addr      netip.Addr         `json:"addr"`
-	Pair      [2]int             `json:"pair"`
-	Data      []byte             `json:"data"`
-	Untagged  bool
-	Skipped   string `json:"-"`
-	Dash      string `json:"-,"`
+	Created  int                `json:"created"` // shadows Base.Created
+	Teams    []team             `json:"teams"`
+	Limits   map[string]float64 `json:"limits"`
+	ByName   map[string]member  `json:"byName"`
+	Any      any                `json:"any"`
+	Raw      json.RawMessage    `json:"raw"`
+	When     *time.Time         `json:"when"`
+	Addr     netip.Addr         `json:"addr"`
+	Pair     [2]int             `json:"pair"`
+	Data     []byte             `json:"data"`
+	Untagged bool
+	Skipped  string `json:"-"`
+	//lint:ignore SA5008 on purpose: the tag "-," names the field "-", a case the decoder must follow
+	Dash string `json:"-,"`
+	//lint:ignore U1000 on purpose: an unexported field the decoder must not fill
 	unexposed string
 }
 

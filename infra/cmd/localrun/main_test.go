@@ -297,7 +297,9 @@ func TestRunnerRefusesARemoteAddrBeforeStartingAnything(t *testing.T) {
 	t.Setenv("ADDR", "0.0.0.0:0")
 	t.Setenv("ALLOW_REMOTE", "")
 	started := false
-	defer func(orig func(context.Context, dynamolocal.Options) (*dynamolocal.Instance, error)) { startDynamo = orig }(startDynamo)
+	defer func(orig func(context.Context, dynamolocal.Options) (*dynamolocal.Instance, error)) {
+		startDynamo = orig
+	}(startDynamo)
 	startDynamo = func(ctx context.Context, o dynamolocal.Options) (*dynamolocal.Instance, error) {
 		started = true
 		return dynamolocal.Start(ctx, o)
@@ -350,7 +352,9 @@ func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
 	t.Setenv("FIXTURE", filepath.Join(root, "infra/fixtures/demo.json"))
 	t.Setenv("TEMPLATE", filepath.Join(root, "template.yaml"))
 	instances := make(chan *dynamolocal.Instance, 1)
-	defer func(orig func(context.Context, dynamolocal.Options) (*dynamolocal.Instance, error)) { startDynamo = orig }(startDynamo)
+	defer func(orig func(context.Context, dynamolocal.Options) (*dynamolocal.Instance, error)) {
+		startDynamo = orig
+	}(startDynamo)
 	startDynamo = func(ctx context.Context, o dynamolocal.Options) (*dynamolocal.Instance, error) {
 		inst, err := dynamolocal.Start(ctx, o)
 		if err == nil {

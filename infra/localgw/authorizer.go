@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // authCache keeps authorizer responses per authorizer and identity, as API
@@ -76,12 +78,12 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 				return nil, &gatewayError{responseType: unauthorized, message: "Unauthorized"}
 			}
 			g.logger.Error("authorizer failed", "function", spec.functionID, "requestId", req.id,
-				"method", req.method, "path", req.path, "error", err)
+				"method", req.method, "path", workspace.RedactKeys(req.path), "error", workspace.RedactKeys(err.Error()))
 			return nil, &gatewayError{responseType: authorizerFailure}
 		}
 		if out, err = parseAuthorizerOutput(result); err != nil {
 			g.logger.Error("invalid authorizer response", "function", spec.functionID, "requestId", req.id,
-				"method", req.method, "path", req.path, "error", err)
+				"method", req.method, "path", workspace.RedactKeys(req.path), "error", workspace.RedactKeys(err.Error()))
 			return nil, &gatewayError{responseType: authorizerFailure}
 		}
 		if ttl > 0 {

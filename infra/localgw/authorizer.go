@@ -3,11 +3,13 @@ package localgw
 import (
 	"context"
 	"encoding/json"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // authCache keeps authorizer responses per authorizer and identity, as API
@@ -76,12 +78,12 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 				return nil, &gatewayError{responseType: unauthorized, message: "Unauthorized"}
 			}
 			g.logger.Error("authorizer failed", "function", spec.functionID, "requestId", req.id,
-				"method", req.method, "path", req.path, "error", err)
+				"method", req.method, "path", workspace.RedactKeys(req.path), "error", workspace.RedactKeys(err.Error()))
 			return nil, &gatewayError{responseType: authorizerFailure}
 		}
 		if out, err = parseAuthorizerOutput(result); err != nil {
 			g.logger.Error("invalid authorizer response", "function", spec.functionID, "requestId", req.id,
-				"method", req.method, "path", req.path, "error", err)
+				"method", req.method, "path", workspace.RedactKeys(req.path), "error", workspace.RedactKeys(err.Error()))
 			return nil, &gatewayError{responseType: authorizerFailure}
 		}
 		if ttl > 0 {
@@ -111,23 +113,27 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 	return authorizer, nil
 }
 
-// identitySources returns the values of the authorizer's identity sources
-// joined into a cache key, and false when one is missing or empty: API
-// Gateway then answers 401 without invoking the authorizer.
+// identitySources returns the values of the authorizer's identity sources as
+// a cache key, and false when one is missing or empty: API Gateway then
+// answers 401 without invoking the authorizer. The key holds every value of a
+// repeated header or query string, in order, so a request that repeats one
+// (two Authorization headers, say) can never be answered by, nor leave its
+// decision under, the key of a request that sends one of those values alone.
 func identitySources(req *request, spec authorizerSpec) (string, bool) {
-	values := make([]string, 0, len(spec.headers)+len(spec.queryStrings))
+	values := make([][]string, 0, len(spec.headers)+len(spec.queryStrings))
 	for _, h := range spec.headers {
-		values = append(values, req.header.Get(h))
+		values = append(values, req.header.Values(h))
 	}
 	for _, q := range spec.queryStrings {
-		values = append(values, req.query.Get(q))
+		values = append(values, req.query[q])
 	}
-	for _, v := range values {
-		if v == "" {
+	for _, vs := range values {
+		if len(vs) == 0 || slices.Contains(vs, "") {
 			return "", false
 		}
 	}
-	return strings.Join(values, "\x00"), true
+	key, _ := json.Marshal(values) // strings always marshal; JSON keeps the parts apart
+	return string(key), true
 }
 
 // authorizerEvent is the REQUEST authorizer's input.

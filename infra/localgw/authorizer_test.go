@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -224,4 +226,58 @@ func TestAuthorizerAcceptsIAMShorthand(t *testing.T) {
 		t.Errorf("allowed route: got %d, want 200 (body %s)", rec.Code, rec.Body)
 	}
 	wantError(t, send(t, g, "DELETE", "/workspaceapi/invites", "", withKey()), http.StatusForbidden, "this API key is not allowed to call this operation")
+}
+
+func TestAuthorizerCacheKeepsRepeatedIdentityHeadersApart(t *testing.T) {
+	const a, b = "Bearer wk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Bearer wk_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	tests := []struct {
+		name          string
+		first, second []string // Authorization values of two requests
+		wantAuthCalls int
+	}{
+		{"a repeated header does not reuse a single value's decision", []string{a}, []string{b, a}, 2},
+		{"a repeated header does not reuse its first value's decision", []string{a}, []string{a, b}, 2},
+		{"a repeated header's decision is not reused by its last value", []string{b, a}, []string{a}, 2},
+		{"a repeated header's decision is not reused by its first value", []string{b, a}, []string{b}, 2},
+		{"the same single value is cached", []string{a}, []string{a}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			auth := allowAll()
+			g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
+				"AuthorizerFunction": auth.handler(), "InvitesFunction": (&proxyFunc{}).handler(),
+			}, localgw.Options{})
+
+			for _, values := range [][]string{tc.first, tc.second} {
+				req := httptest.NewRequest("GET", "/workspaceapi/invites", nil)
+				for _, v := range values {
+					req.Header.Add("Authorization", v)
+				}
+				g.ServeHTTP(httptest.NewRecorder(), req)
+			}
+
+			if auth.calls != tc.wantAuthCalls {
+				t.Errorf("authorizer calls: got %d, want %d", auth.calls, tc.wantAuthCalls)
+			}
+		})
+	}
+}
+
+func TestAuthorizerEventCarriesEveryAuthorizationValue(t *testing.T) {
+	auth := allowAll()
+	g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
+		"AuthorizerFunction": auth.handler(), "InvitesFunction": (&proxyFunc{}).handler(),
+	}, localgw.Options{})
+	req := httptest.NewRequest("GET", "/workspaceapi/invites", nil)
+	req.Header.Add("Authorization", "Bearer one")
+	req.Header.Add("authorization", "Bearer two") // one header, spelled in another case
+
+	g.ServeHTTP(httptest.NewRecorder(), req)
+
+	if got, want := auth.last.MultiValueHeaders["Authorization"], []string{"Bearer one", "Bearer two"}; !slices.Equal(got, want) {
+		t.Errorf("multiValueHeaders.Authorization: got %q, want %q", got, want)
+	}
+	if got := auth.last.Headers["Authorization"]; got != "Bearer two" {
+		t.Errorf("headers.Authorization: got %q, want the last value", got)
+	}
 }

@@ -13,10 +13,28 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// maxBodyBytes is API Gateway's payload limit (10 MB).
-const maxBodyBytes = 10 << 20
+// API Gateway's limits for REST APIs (the "Quotas for configuring and running
+// a REST API in API Gateway" page): a 10 MB payload each way, and a 29 s
+// integration timeout (the default; Regional APIs may ask for more).
+const (
+	maxBodyBytes       = 10 << 20
+	maxResponseBytes   = 10 << 20
+	integrationTimeout = 29 * time.Second
+)
+
+// limits are the limits a Gateway enforces; New sets the deployed ones, and
+// only this package's tests change them (to test each without huge data).
+type limits struct {
+	requestBody        int           // API Gateway's request payload
+	response           int           // API Gateway's response payload
+	integrationTimeout time.Duration // API Gateway's wait for a Lambda
+	invokeRequest      int           // Lambda's synchronous event
+	invokeResponse     int           // Lambda's synchronous result
+}
 
 // Options tune a Gateway. The zero value serves the template as deployed.
 type Options struct {
@@ -46,6 +64,7 @@ type Gateway struct {
 	cache         *authCache
 	logger        *slog.Logger
 	now           func() time.Time
+	limits        limits
 }
 
 // New makes a Gateway serving t with the given handler factories, keyed by
@@ -86,6 +105,10 @@ func New(t *Template, functions map[string]Factory, opts Options) (*Gateway, err
 		cache:         &authCache{entries: map[string]authCacheEntry{}},
 		logger:        opts.Logger,
 		now:           opts.Now,
+		limits: limits{
+			requestBody: maxBodyBytes, response: maxResponseBytes, integrationTimeout: integrationTimeout,
+			invokeRequest: maxInvokeRequest, invokeResponse: maxInvokeResponse,
+		},
 	}
 	if g.logger == nil {
 		g.logger = slog.Default()
@@ -94,7 +117,7 @@ func New(t *Template, functions map[string]Factory, opts Options) (*Gateway, err
 		g.now = time.Now
 	}
 	for id, h := range functions {
-		g.functions[id] = &function{id: id, newHandler: h, timeout: t.functions[id]}
+		g.functions[id] = &function{id: id, newHandler: h, timeout: t.functions[id], maxResponse: g.limits.invokeResponse}
 	}
 	return g, nil
 }
@@ -107,13 +130,16 @@ type response struct {
 	function string // logical id of the function that answered, for the log
 }
 
-// ServeHTTP answers one request as the deployed API would, and logs it. When
-// the request cannot reach a function it answers the template's gateway
-// response: MISSING_AUTHENTICATION_TOKEN for an unknown route or method,
-// REQUEST_TOO_LARGE, UNAUTHORIZED, AUTHORIZER_FAILURE, ACCESS_DENIED, and 502
-// with INTEGRATION_FAILURE (else DEFAULT_5XX) when the function fails or
-// answers a malformed response. POST /_local/invoke/{FunctionLogicalId}
-// answers 404, 405 or 502 with {"error": "..."}.
+// ServeHTTP answers one request as the deployed API would, and logs it (key-
+// shaped text in the method or path redacted). When the request cannot reach
+// a function it answers the template's gateway response:
+// MISSING_AUTHENTICATION_TOKEN for an unknown route or method,
+// REQUEST_TOO_LARGE for a body over 10 MB or an event over Lambda's 6 MB,
+// UNAUTHORIZED, AUTHORIZER_FAILURE, ACCESS_DENIED, INTEGRATION_TIMEOUT after
+// 29 s, and 502 with INTEGRATION_FAILURE (else DEFAULT_5XX) when the function
+// fails, outlives its Timeout, answers over 6 MB or a malformed response.
+// POST /_local/invoke/{FunctionLogicalId} answers 403, 404, 405, 413, 415 or
+// 502 with {"error": "..."}.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := newRequestID()
@@ -130,21 +156,25 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(res.status)
 	_, _ = w.Write(res.body) // the client is gone, or the status allows no body
-	g.logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", res.status,
+	g.logger.Info("request", "method", workspace.RedactKeys(r.Method), "path", workspace.RedactKeys(r.URL.Path), "status", res.status,
 		"duration", time.Since(start), "function", res.function, "requestId", id)
 }
 
 // serveAPI answers a request to the API in API Gateway's order: route, body
-// size, authorizer and policy, then the Lambda proxy integration.
+// size, authorizer and policy, then the Lambda proxy integration. The
+// authorizer runs before the body is read, so a caller without a valid key
+// cannot make the gateway hold 10 MB; a declared Content-Length over the
+// limit is refused before anything runs.
 func (g *Gateway) serveAPI(r *http.Request, id string) *response {
 	rawPath := r.URL.EscapedPath()
+	logPath := workspace.RedactKeys(rawPath)
 	rt, params := g.tmpl.match(r.Method, rawPath)
 	if rt == nil {
 		return g.gatewayError(gatewayError{responseType: missingAuthenticationToken, message: "Missing Authentication Token"}, id, "")
 	}
-	body, gerr := readBody(r)
-	if gerr != nil {
-		return g.gatewayError(*gerr, id, rt.FunctionID)
+	tooLarge := gatewayError{responseType: requestTooLarge, message: "Request Too Long"}
+	if r.ContentLength > int64(g.limits.requestBody) {
+		return g.gatewayError(tooLarge, id, rt.FunctionID)
 	}
 	req := g.newRequest(r, id, rawPath, rt, params)
 	ctx := context.WithoutCancel(r.Context()) // a client that hangs up does not stop a Lambda
@@ -152,9 +182,14 @@ func (g *Gateway) serveAPI(r *http.Request, id string) *response {
 	var authorizer map[string]any
 	if rt.authorizer != "" {
 		spec := g.tmpl.authorizers[rt.authorizer]
+		var gerr *gatewayError
 		if authorizer, gerr = g.authorize(ctx, req, spec); gerr != nil {
 			return g.gatewayError(*gerr, id, spec.functionID)
 		}
+	}
+	body, gerr := g.readBody(r)
+	if gerr != nil {
+		return g.gatewayError(*gerr, id, rt.FunctionID)
 	}
 
 	payload, err := json.Marshal(g.proxyEvent(req, body, authorizer))
@@ -162,16 +197,40 @@ func (g *Gateway) serveAPI(r *http.Request, id string) *response {
 		g.logger.Error("proxy event", "requestId", id, "error", err)
 		return g.integrationError(id, rt.FunctionID)
 	}
-	result, err := g.invoke(ctx, rt.FunctionID, payload)
+	if len(payload) > g.limits.invokeRequest {
+		// Lambda refuses the invocation (RequestEntityTooLargeException) and
+		// API Gateway answers 413 "Request Too Long", its REQUEST_TOO_LARGE
+		// response (observed: github.com/koki-develop/lgtm-generator issue 10).
+		return g.gatewayError(tooLarge, id, rt.FunctionID)
+	}
+	var result []byte
+	timer := time.NewTimer(g.limits.integrationTimeout)
+	defer timer.Stop()
+	select {
+	case out := <-g.start(ctx, rt.FunctionID, payload):
+		result, err = out.result, out.err
+	case <-timer.C:
+		// API Gateway stops waiting; the function runs on to its own Timeout.
+		g.logger.Error("integration timed out", "function", rt.FunctionID, "requestId", id,
+			"method", r.Method, "path", logPath, "after", g.limits.integrationTimeout)
+		return g.gatewayError(gatewayError{responseType: integrationTimeoutType, message: "Endpoint request timed out"}, id, rt.FunctionID)
+	}
 	if err != nil {
 		g.logger.Error("function failed", "function", rt.FunctionID, "requestId", id,
-			"method", r.Method, "path", rawPath, "error", err)
+			"method", r.Method, "path", logPath, "error", workspace.RedactKeys(err.Error()))
 		return g.integrationError(id, rt.FunctionID)
 	}
-	res, err := proxyResponse(result)
+	res, err := proxyResponse(result, g.tmpl.binaryAccepted(req.header.Get("Accept")))
 	if err != nil {
 		g.logger.Error("malformed Lambda proxy response", "function", rt.FunctionID, "requestId", id,
-			"method", r.Method, "path", rawPath, "error", err)
+			"method", r.Method, "path", logPath, "error", workspace.RedactKeys(err.Error()))
+		return g.integrationError(id, rt.FunctionID)
+	}
+	if len(res.body) > g.limits.response {
+		// Unreachable through Lambda while its 6 MB limit is the lower one;
+		// kept so the gateway holds every limit it documents.
+		g.logger.Error("response over API Gateway's 10 MB", "function", rt.FunctionID, "requestId", id,
+			"method", r.Method, "path", logPath, "bytes", len(res.body))
 		return g.integrationError(id, rt.FunctionID)
 	}
 	res.header.Set("x-amzn-RequestId", id)
@@ -192,17 +251,14 @@ func (g *Gateway) integrationError(requestID, function string) *response {
 	return g.gatewayError(gatewayError{responseType: integrationFailure, message: "Internal server error", status: http.StatusBadGateway}, requestID, function)
 }
 
-func readBody(r *http.Request) ([]byte, *gatewayError) {
-	tooLarge := &gatewayError{responseType: requestTooLarge, message: "Request Too Long"}
-	if r.ContentLength > maxBodyBytes {
-		return nil, tooLarge
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+// readBody reads the request body, at most API Gateway's 10 MB.
+func (g *Gateway) readBody(r *http.Request) ([]byte, *gatewayError) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(g.limits.requestBody)+1))
 	if err != nil {
 		return nil, &gatewayError{responseType: badRequestBody, message: "Invalid request body"}
 	}
-	if len(body) > maxBodyBytes {
-		return nil, tooLarge
+	if len(body) > g.limits.requestBody {
+		return nil, &gatewayError{responseType: requestTooLarge, message: "Request Too Long"}
 	}
 	return body, nil
 }

@@ -160,7 +160,9 @@ func TestProxyResponseIsWritten(t *testing.T) {
 				"AuthorizerFunction": allowAll().handler(), "InvitesFunction": fn.handler(),
 			}, localgw.Options{})
 
-			rec := send(t, g, "GET", "/workspaceapi/invites", "", withKey())
+			header := withKey()
+			header["Accept"] = "*/*" // matches the template's BinaryMediaTypes, so base64 bodies decode
+			rec := send(t, g, "GET", "/workspaceapi/invites", "", header)
 
 			if rec.Code != tc.wantStatus || rec.Body.String() != tc.wantBody {
 				t.Errorf("got %d %q, want %d %q", rec.Code, rec.Body, tc.wantStatus, tc.wantBody)
@@ -208,25 +210,52 @@ func TestIntegrationFailureIs502(t *testing.T) {
 				"AuthorizerFunction": allowAll().handler(), "InvitesFunction": tc.handler,
 			}, localgw.Options{})
 
-			wantError(t, send(t, g, "GET", "/workspaceapi/invites", "", withKey()), http.StatusBadGateway, "internal error")
+			header := withKey()
+			header["Accept"] = "application/octet-stream" // a binary type: base64 bodies are decoded
+			wantError(t, send(t, g, "GET", "/workspaceapi/invites", "", header), http.StatusBadGateway, "internal error")
 		})
 	}
 }
 
 func TestRequestTooLargeIs413(t *testing.T) {
-	fn := &proxyFunc{}
-	auth := allowAll()
-	g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
-		"AuthorizerFunction": auth.handler(), "InvitesFunction": fn.handler(),
-	}, localgw.Options{})
-
-	big := strings.Repeat("x", 10<<20+1)
-	wantError(t, send(t, g, "POST", "/workspaceapi/invites", big, withKey()), http.StatusRequestEntityTooLarge, "request body too large")
-	if auth.calls != 0 || fn.calls != 0 {
-		t.Errorf("calls: got authorizer %d, function %d; want none", auth.calls, fn.calls)
+	tests := []struct {
+		name          string
+		body          string
+		chunked       bool // no Content-Length: the size is known only by reading
+		wantStatus    int
+		wantAuthCalls int
+		wantFnCalls   int
+	}{
+		{"declared body over API Gateway's 10 MB is refused before the authorizer", strings.Repeat("x", 10<<20+1), false, 413, 0, 0},
+		{"chunked body over 10 MB is refused after the authorizer, when read", strings.Repeat("x", 10<<20+1), true, 413, 1, 0},
+		{"event over Lambda's 6 MB is refused without invoking the function", strings.Repeat("x", 6<<20), false, 413, 1, 0},
+		{"event under Lambda's 6 MB reaches the function", strings.Repeat("x", 5<<20), false, 200, 1, 1},
 	}
-	if rec := send(t, g, "POST", "/workspaceapi/invites", big[:10<<20], withKey()); rec.Code != http.StatusOK {
-		t.Errorf("10 MB body: got %d, want 200", rec.Code)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fn := &proxyFunc{}
+			auth := allowAll()
+			g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
+				"AuthorizerFunction": auth.handler(), "InvitesFunction": fn.handler(),
+			}, localgw.Options{})
+			req := httptest.NewRequest("POST", "/workspaceapi/invites", strings.NewReader(tc.body))
+			if tc.chunked {
+				req.ContentLength = -1
+			}
+			req.Header.Set("Authorization", testKey)
+			rec := httptest.NewRecorder()
+
+			g.ServeHTTP(rec, req)
+
+			if tc.wantStatus == http.StatusRequestEntityTooLarge {
+				wantError(t, rec, tc.wantStatus, "request body too large")
+			} else if rec.Code != tc.wantStatus {
+				t.Errorf("status: got %d, want %d", rec.Code, tc.wantStatus)
+			}
+			if auth.calls != tc.wantAuthCalls || fn.calls != tc.wantFnCalls {
+				t.Errorf("calls: got authorizer %d, function %d; want %d and %d", auth.calls, fn.calls, tc.wantAuthCalls, tc.wantFnCalls)
+			}
+		})
 	}
 }
 

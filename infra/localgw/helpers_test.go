@@ -204,6 +204,18 @@ func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, want st
 	}
 }
 
+// wantErrorPrefix is wantError for a message that starts with want (the rest
+// varies, e.g. a request id).
+func wantErrorPrefix(t *testing.T, rec *httptest.ResponseRecorder, status int, want string) {
+	t.Helper()
+	var body struct{ Error string }
+	_ = json.Unmarshal(rec.Body.Bytes(), &body)
+	if strings.HasPrefix(body.Error, want) {
+		want = body.Error
+	}
+	wantError(t, rec, status, want)
+}
+
 // authorizerFunc counts its invocations and records the last event.
 type authorizerFunc struct {
 	mu    sync.Mutex // environments may run it concurrently

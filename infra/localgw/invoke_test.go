@@ -25,7 +25,7 @@ func TestLocalInvoke(t *testing.T) {
 	}{
 		{"returns the function's result", "POST", "/_local/invoke/InvitesFunction", `{"records": [1, 2]}`, 200, `{"echo":{"records":[1,2]}}`, ""},
 		{"empty body is an empty event", "POST", "/_local/invoke/InvitesFunction", "", 200, `{"echo":{}}`, ""},
-		{"function error is 502", "POST", "/_local/invoke/AuthorizerFunction", `{}`, 502, "", "scheduler exploded"},
+		{"function error is 502, its message only in the log", "POST", "/_local/invoke/AuthorizerFunction", `{}`, 502, "", "the function failed; its error is in the runner's log"},
 		{"unknown function is 404", "POST", "/_local/invoke/NoSuchFunction", `{}`, 404, "", `unknown function "NoSuchFunction"`},
 		{"missing function id is 404", "POST", "/_local/invoke", `{}`, 404, "", `unknown function ""`},
 		{"GET is 405", "GET", "/_local/invoke/InvitesFunction", "", 405, "", "use POST to invoke a function"},
@@ -44,10 +44,10 @@ func TestLocalInvoke(t *testing.T) {
 				"AuthorizerFunction": failing, "InvitesFunction": echo,
 			}, localgw.Options{})
 
-			rec := send(t, g, tc.method, tc.target, tc.body, nil) // no key
+			rec := send(t, g, tc.method, tc.target, tc.body, map[string]string{"Content-Type": "application/json"}) // no key
 
 			if tc.wantError != "" {
-				wantError(t, rec, tc.wantStatus, tc.wantError)
+				wantErrorPrefix(t, rec, tc.wantStatus, tc.wantError)
 				return
 			}
 			if rec.Code != tc.wantStatus || rec.Body.String() != tc.wantBody {
@@ -70,7 +70,9 @@ func TestLocalInvokeBypassesRouteTable(t *testing.T) {
 		"AuthorizerFunction": allowAll().handler(), "InvitesFunction": fn.handler(),
 	}, localgw.Options{})
 
-	wantError(t, send(t, g, "POST", "/_local/invoke/workspaceapi/invites", `{}`, withKey()), http.StatusNotFound, `unknown function "workspaceapi/invites"`)
+	header := withKey()
+	header["Content-Type"] = "application/json"
+	wantError(t, send(t, g, "POST", "/_local/invoke/workspaceapi/invites", `{}`, header), http.StatusNotFound, `unknown function "workspaceapi/invites"`)
 	if fn.calls != 0 {
 		t.Errorf("function calls: got %d, want 0", fn.calls)
 	}

@@ -133,10 +133,15 @@ func (g *Gateway) proxyEvent(req *request, body []byte, authorizer map[string]an
 			APIID:             g.apiID,
 		},
 	}
-	if utf8.Valid(body) {
-		ev.Body = string(body)
-	} else {
+	switch {
+	case len(body) == 0:
+	case g.tmpl.binaryContentType(req.header.Get("Content-Type")), !utf8.Valid(body):
+		// A body whose Content-Type is one of the API's BinaryMediaTypes
+		// reaches the function base64-encoded ("api-gateway-payload-encodings"
+		// in the API Gateway developer guide); with */* that is every typed body.
 		ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
+	default:
+		ev.Body = string(body)
 	}
 	return ev
 }
@@ -151,11 +156,14 @@ type lambdaProxyResponse struct {
 	IsBase64Encoded   bool                `json:"isBase64Encoded"`
 }
 
-// proxyResponse reads a function's Lambda proxy response. It fails, as API
-// Gateway does ("Malformed Lambda proxy response"), when the result is not
-// such an object, has other keys, or lacks a valid statusCode, or when a
-// base64 body does not decode.
-func proxyResponse(result []byte) (*response, error) {
+// proxyResponse reads a function's Lambda proxy response. A body with
+// isBase64Encoded is decoded to binary when decodeBinary (the request's
+// Accept matched the API's BinaryMediaTypes), and passed on as its base64
+// text otherwise, as API Gateway does. It fails, as API Gateway does
+// ("Malformed Lambda proxy response"), when the result is not such an object,
+// has other keys, or lacks a valid statusCode, or when a base64 body to decode
+// does not decode.
+func proxyResponse(result []byte, decodeBinary bool) (*response, error) {
 	dec := json.NewDecoder(bytes.NewReader(result))
 	dec.DisallowUnknownFields()
 	var pr lambdaProxyResponse
@@ -185,7 +193,7 @@ func proxyResponse(result []byte) (*response, error) {
 	}
 	if pr.Body != nil {
 		res.body = []byte(*pr.Body)
-		if pr.IsBase64Encoded {
+		if pr.IsBase64Encoded && decodeBinary {
 			b, err := base64.StdEncoding.DecodeString(*pr.Body)
 			if err != nil {
 				return nil, fmt.Errorf("isBase64Encoded body: %w", err)

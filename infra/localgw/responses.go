@@ -16,6 +16,7 @@ const (
 	accessDenied               = "ACCESS_DENIED"
 	authorizerFailure          = "AUTHORIZER_FAILURE"
 	integrationFailure         = "INTEGRATION_FAILURE"
+	integrationTimeoutType     = "INTEGRATION_TIMEOUT"
 )
 
 // gatewayResponse is one entry of the API's GatewayResponses.

@@ -36,6 +36,8 @@ type Template struct {
 	routes      []route
 	authorizers map[string]authorizerSpec
 	responses   map[string]gatewayResponse
+	// binaryMediaTypes is the API's BinaryMediaTypes, "~1" read as "/".
+	binaryMediaTypes []string
 }
 
 // Route is one Api event of a function.
@@ -238,6 +240,20 @@ func (p *parser) parseAPI(props *yaml.Node) (string, error) {
 		}
 		p.t.stage = stage
 	}
+	if n := lookup(props, "BinaryMediaTypes"); n != nil {
+		types, err := p.strs(n)
+		if err != nil {
+			return "", fmt.Errorf("BinaryMediaTypes: %w", err)
+		}
+		for _, mt := range types {
+			// SAM writes "/" as "~1" (a JSON pointer escape) in these names.
+			mt = strings.ToLower(strings.ReplaceAll(mt, "~1", "/"))
+			if typ, sub, ok := strings.Cut(mt, "/"); !ok || typ == "" || sub == "" {
+				return "", fmt.Errorf("BinaryMediaTypes: %q is not a media type", mt)
+			}
+			p.t.binaryMediaTypes = append(p.t.binaryMediaTypes, mt)
+		}
+	}
 	auth := lookup(props, "Auth")
 	for name, a := range pairs(lookup(auth, "Authorizers")) {
 		spec, err := p.parseAuthorizer(name, a)
@@ -415,4 +431,42 @@ func (p *parser) parseRoute(id string, ev *yaml.Node, defaultAuthorizer string) 
 		r.authorizer = name
 	}
 	return r, nil
+}
+
+// binaryContentType reports whether a request's Content-Type is one of the
+// API's binary media types, so that its body reaches the function base64-
+// encoded. A request without Content-Type matches none.
+func (t *Template) binaryContentType(contentType string) bool {
+	return t.matchesBinary(contentType)
+}
+
+// binaryAccepted reports whether the first media type of a request's Accept
+// header is one of the API's binary media types: API Gateway then decodes a
+// function's base64 body to binary ("API Gateway uses the first Accept header
+// from clients to determine if a response should return binary media", in
+// "Binary media types for REST APIs"). Without Accept nothing matches, as
+// LocalStack, which tested these rules against AWS, has it (its
+// apigateway helpers' mime_type_matches_binary_media_types); a client that
+// wants a binary answer must send Accept.
+func (t *Template) binaryAccepted(accept string) bool {
+	first, _, _ := strings.Cut(accept, ",")
+	return t.matchesBinary(first)
+}
+
+// matchesBinary matches one media type (parameters ignored) against the
+// binary media types: exactly, by a type/* entry, or by */*, which "includes
+// all content types".
+func (t *Template) matchesBinary(mediaType string) bool {
+	mt, _, _ := strings.Cut(mediaType, ";")
+	typ, sub, ok := strings.Cut(strings.ToLower(strings.TrimSpace(mt)), "/")
+	if !ok || typ == "" || sub == "" {
+		return false
+	}
+	for _, b := range t.binaryMediaTypes {
+		bt, bs, _ := strings.Cut(b, "/")
+		if (bt == "*" && bs == "*") || (bt == typ && (bs == "*" || bs == sub)) {
+			return true
+		}
+	}
+	return false
 }

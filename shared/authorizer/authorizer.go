@@ -30,13 +30,17 @@ type KeyStore interface {
 // Handler is the authorizer's Lambda handler.
 type Handler func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
 
-// New returns the authorizer. It answers ErrUnauthorized for a missing or
-// malformed header and for an unknown, expired or disabled key or one whose
+// New returns the authorizer. It answers ErrUnauthorized, before reading
+// anything, for a missing, malformed or repeated Authorization header, and for an unknown, expired or disabled key or one whose
 // owner left the workspace; it returns other errors (API Gateway answers 500)
 // when the store fails.
 func New(store KeyStore, clock workspace.Clock) Handler {
 	return func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
-		token, ok := workspace.BearerToken(header(req.Headers, "Authorization"))
+		credential, single := authorizationHeader(req)
+		if !single {
+			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+		}
+		token, ok := workspace.BearerToken(credential)
 		if !ok || !workspace.WellFormedKey(token) {
 			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 		}
@@ -71,17 +75,38 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 	}
 }
 
-// header finds a header case-insensitively, as HTTP names are.
-func header(h map[string]string, name string) string {
-	if v, ok := h[name]; ok {
-		return v
-	}
-	for k, v := range h {
+// authorizationHeader returns the request's one Authorization value, and
+// false when it has more than one (decisions §11: repeated credentials get
+// 401). A REQUEST authorizer's event carries headers twice: Headers, the last
+// value of each name, and MultiValueHeaders, all of them; either may spell
+// the name in any case, and differently spelled names count together, so
+// that no value goes unseen. No header at all is "" and true: the caller
+// refuses an empty credential anyway.
+func authorizationHeader(req events.APIGatewayCustomAuthorizerRequestTypeRequest) (string, bool) {
+	const name = "Authorization"
+	var all []string
+	for k, vs := range req.MultiValueHeaders {
 		if strings.EqualFold(k, name) {
-			return v
+			all = append(all, vs...)
 		}
 	}
-	return ""
+	var last []string
+	for k, v := range req.Headers {
+		if strings.EqualFold(k, name) {
+			last = append(last, v)
+		}
+	}
+	switch {
+	case len(all) > 1 || len(last) > 1:
+		return "", false
+	case len(all) == 1 && len(last) == 1 && all[0] != last[0]:
+		return "", false // the two views disagree: two credentials were sent
+	case len(all) == 1:
+		return all[0], true
+	case len(last) == 1:
+		return last[0], true
+	}
+	return "", true
 }
 
 // invitesPath is the one route whose writes need the invite scope instead of write.

@@ -1,10 +1,14 @@
 package authorizer_test
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
@@ -197,5 +201,92 @@ func TestKeyWithoutScopesIs403(t *testing.T) {
 	env := apitest.New(t, fixtureJSON)
 	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyNoScope, ""); res.Status != http.StatusForbidden {
 		t.Errorf("key without scopes: %d %s, want 403", res.Status, res.Body)
+	}
+}
+
+func TestRepeatedAuthorizationIsRefusedBeforeAnyStoreRead(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	handler := authorizer.New(env.Store, env.Clock)
+	valid, disabled := "Bearer "+keyAdmin, "Bearer "+keyDisabled
+	const arn = "arn:aws:execute-api:us-east-1:123456789012:local/v1/GET/workspaceapi/invites"
+	tests := []struct {
+		name      string
+		single    map[string]string
+		multi     map[string][]string
+		wantAllow bool
+	}{
+		{"one value in both views is allowed", map[string]string{"Authorization": valid}, map[string][]string{"Authorization": {valid}}, true},
+		{"one value, Headers only (a hand-made event), is allowed", map[string]string{"authorization": valid}, nil, true},
+		{"disabled then valid is refused", map[string]string{"Authorization": valid}, map[string][]string{"Authorization": {disabled, valid}}, false},
+		{"valid then disabled is refused", map[string]string{"Authorization": disabled}, map[string][]string{"Authorization": {valid, disabled}}, false},
+		{"the same key twice is refused", map[string]string{"Authorization": valid}, map[string][]string{"Authorization": {valid, valid}}, false},
+		{"names differing in case count together", map[string]string{"Authorization": valid}, map[string][]string{"Authorization": {valid}, "authorization": {disabled}}, false},
+		{"two spellings in Headers are refused", map[string]string{"Authorization": valid, "AUTHORIZATION": disabled}, nil, false},
+		{"views that disagree are refused", map[string]string{"Authorization": valid}, map[string][]string{"authorization": {disabled}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env.FunctionTrips.Reset()
+			_, err := handler(t.Context(), events.APIGatewayCustomAuthorizerRequestTypeRequest{
+				Type: "REQUEST", MethodArn: arn, Headers: tc.single, MultiValueHeaders: tc.multi,
+			})
+			if gotAllow := err == nil; gotAllow != tc.wantAllow {
+				t.Fatalf("allowed: got %v (error %v), want %v", gotAllow, err, tc.wantAllow)
+			}
+			if tc.wantAllow {
+				return
+			}
+			if !errors.Is(err, authorizer.ErrUnauthorized) {
+				t.Errorf("error: got %v, want ErrUnauthorized", err)
+			}
+			if n := env.FunctionTrips.Count(); n != 0 {
+				t.Errorf("store round trips: got %d, want 0 (refused before any read)", n)
+			}
+		})
+	}
+}
+
+// sendAuthorization sends GET /workspaceapi/invites with the given
+// Authorization values, each as its own header line.
+func sendAuthorization(t *testing.T, env *apitest.Env, values ...string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.URL+"/workspaceapi/invites", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range values {
+		req.Header.Add("Authorization", v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode >= 400 {
+		apitest.CheckErrorBody(t, res.Header, body)
+	}
+	return res.StatusCode
+}
+
+func TestRepeatedAuthorizationNeverAuthenticatesThroughTheCache(t *testing.T) {
+	valid, disabled := "Bearer "+keyAdmin, "Bearer "+keyDisabled
+	steps := []struct {
+		name   string
+		values []string
+		want   int
+	}{
+		{"the valid key alone", []string{valid}, 200},
+		{"disabled beside the valid key", []string{disabled, valid}, 401},
+		{"valid beside the disabled key", []string{valid, disabled}, 401},
+		{"the valid key alone, afterwards", []string{valid}, 200},
+		{"the disabled key alone, afterwards", []string{disabled}, 401},
+		{"the pair again: never cached as valid", []string{disabled, valid}, 401},
+	}
+	env := apitest.New(t, fixtureJSON, apitest.Options{AuthorizerTTL: 5 * time.Minute})
+	for _, s := range steps {
+		if got := sendAuthorization(t, env, s.values...); got != s.want {
+			t.Errorf("%s: got %d, want %d", s.name, got, s.want)
+		}
 	}
 }

@@ -47,8 +47,13 @@ func (s SES) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
+// MaxRecorded is how many messages a Recorder keeps: the newest ones. A
+// runner left going for days must not grow without bound.
+const MaxRecorded = 1000
+
 // Recorder stands in for SES where it cannot run (the local runner, tests):
-// it keeps every message and logs it. Its zero value is ready to use.
+// it keeps the last MaxRecorded messages and logs every one. Its zero value
+// is ready to use.
 type Recorder struct {
 	Logger *slog.Logger // nil: slog.Default()
 	// Fail, when set, makes Send fail with it (tests of the failure path).
@@ -64,6 +69,11 @@ func (r *Recorder) Send(ctx context.Context, m Message) error {
 		return r.Fail
 	}
 	r.mu.Lock()
+	if len(r.sent) == MaxRecorded {
+		// Shift rather than reslice, so the dropped messages are freed.
+		copy(r.sent, r.sent[1:])
+		r.sent = r.sent[:MaxRecorded-1]
+	}
 	r.sent = append(r.sent, m)
 	r.mu.Unlock()
 	logger := r.Logger
@@ -74,7 +84,7 @@ func (r *Recorder) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
-// Sent returns the messages recorded so far, oldest first.
+// Sent returns the messages kept (the last MaxRecorded), oldest first.
 func (r *Recorder) Sent() []Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -3,6 +3,8 @@ package mail_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -57,5 +59,38 @@ func TestRecorderKeepsEveryMessage(t *testing.T) {
 	}
 	if sent := r.Sent(); len(sent) != 2 || sent[0].To != "a@x.example" || sent[1].To != "b@x.example" {
 		t.Errorf("sent = %+v, want both messages in order", sent)
+	}
+}
+
+func TestRecorderKeepsOnlyTheLastMaxRecordedMessages(t *testing.T) {
+	tests := []struct {
+		name               string
+		send               int
+		wantLen            int
+		wantFirst, wantEnd string
+	}{
+		{"below the bound keeps all", 3, 3, "0@x.example", "2@x.example"},
+		{"at the bound keeps all", mail.MaxRecorded, mail.MaxRecorded, "0@x.example", fmt.Sprintf("%d@x.example", mail.MaxRecorded-1)},
+		{"past the bound drops the oldest", mail.MaxRecorded + 5, mail.MaxRecorded, "5@x.example", fmt.Sprintf("%d@x.example", mail.MaxRecorded+4)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mail.Recorder{Logger: slog.New(slog.DiscardHandler)}
+			for i := range tc.send {
+				if err := r.Send(t.Context(), mail.Message{To: fmt.Sprintf("%d@x.example", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sent := r.Sent()
+			if len(sent) != tc.wantLen {
+				t.Fatalf("kept: got %d messages, want %d", len(sent), tc.wantLen)
+			}
+			if got := sent[0].To; got != tc.wantFirst {
+				t.Errorf("oldest kept: got %s, want %s", got, tc.wantFirst)
+			}
+			if got := sent[len(sent)-1].To; got != tc.wantEnd {
+				t.Errorf("newest kept: got %s, want %s", got, tc.wantEnd)
+			}
+		})
 	}
 }

@@ -3,10 +3,15 @@
 // serves every route of template.yaml through the real authorizer and the real
 // function handlers, answering as the deployed API Gateway would.
 //
-// Environment: ADDR (default 127.0.0.1:3000), FIXTURE (default
-// infra/fixtures/demo.json), DYNAMODB_ENDPOINT (default: start an in-memory
-// DynamoDB Local), TABLE_NAME (default workspace-api-local), TEMPLATE (default
-// template.yaml).
+// Environment: ADDR (default 127.0.0.1:3000; a loopback address unless
+// ALLOW_REMOTE=1), FIXTURE (default infra/fixtures/demo.json),
+// DYNAMODB_ENDPOINT (default: start an in-memory DynamoDB Local), TABLE_NAME
+// (default workspace-api-local), TEMPLATE (default template.yaml).
+//
+// It is meant to be left running: it serves loopback only unless told
+// otherwise (POST /_local/invoke needs no key and can act as any tenant),
+// bounds how long a client may take to send a request, and exits non-zero,
+// saying so, when its DynamoDB Local dies.
 package main
 
 import (
@@ -50,20 +55,63 @@ func env(name, def string) string {
 	return def
 }
 
+// startDynamo starts the runner's own DynamoDB Local (a variable so a test
+// can hold the instance and stop it).
+var startDynamo = dynamolocal.Start
+
+// checkAddr refuses an address other hosts could reach, unless allowRemote:
+// the runner serves demo keys and a keyless /_local/invoke.
+func checkAddr(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("ADDR %q: %w", addr, err)
+	}
+	if allowRemote {
+		return nil
+	}
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("ADDR %q is not a loopback address: the runner serves demo API keys and a keyless "+
+		"POST /_local/invoke that can act as any tenant; set ALLOW_REMOTE=1 to serve other hosts anyway", addr)
+}
+
+// newServer is the runner's HTTP server. Its timeouts bound what a slow or
+// idle client can hold: the headers (10 s), the whole request with a 10 MB
+// body (1 min), the answer (API Gateway's 29 s wait and the write, 90 s) and
+// an idle keep-alive connection (2 min).
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      90 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+}
+
 func run(ctx context.Context, out io.Writer) error {
 	addr := env("ADDR", "127.0.0.1:3000")
+	if err := checkAddr(addr, os.Getenv("ALLOW_REMOTE") == "1"); err != nil {
+		return err
+	}
 	fixturePath := env("FIXTURE", "infra/fixtures/demo.json")
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
 	table := env("TABLE_NAME", "workspace-api-local")
 	logger := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(logger)
 
+	var dynamoDied <-chan struct{} // nil (never ready) when DYNAMODB_ENDPOINT names one
 	if endpoint == "" {
-		inst, err := dynamolocal.Start(ctx, dynamolocal.Options{})
+		inst, err := startDynamo(ctx, dynamolocal.Options{})
 		if err != nil {
 			return err
 		}
 		defer inst.Stop()
+		dynamoDied = inst.Done()
 		endpoint = inst.Endpoint
 		logger.Info("DynamoDB Local started (in memory)", "endpoint", endpoint)
 	}
@@ -108,21 +156,29 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(gw)
 	printBanner(out, addr, tmpl, f)
 	fmt.Fprintf(out, "listening on http://%s\n", addr)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	var failure error
 	select {
 	case err := <-errc:
 		return err
+	case <-dynamoDied:
+		// Every request would now fail with a connection error: stop, loudly.
+		logger.Error("DynamoDB Local exited; the runner cannot serve without it and stops", "endpoint", endpoint)
+		failure = errors.New("DynamoDB Local exited while the runner was serving")
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+		return errors.Join(failure, err)
+	}
+	if failure != nil {
+		return failure
 	}
 	logger.Info("stopped")
 	return nil
@@ -144,7 +200,7 @@ func printBanner(out io.Writer, addr string, tmpl *localgw.Template, f fixture.F
 	for _, r := range tmpl.Routes() {
 		fmt.Fprintf(out, "  %-7s %-45s -> %s\n", r.Method, r.Path, r.FunctionID)
 	}
-	fmt.Fprintln(out, "  POST    /_local/invoke/{FunctionLogicalId}            (no key; loopback tooling)")
+	fmt.Fprintln(out, "  POST    /_local/invoke/{FunctionLogicalId}            (no key; loopback tooling; Content-Type: application/json)")
 	fmt.Fprintln(out, "\nDemo API keys (from the fixture; only their hashes are stored):")
 	var first string
 	for _, ws := range f.Workspaces {

@@ -262,3 +262,138 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestRunnerServesLoopbackOnlyUnlessAllowed(t *testing.T) {
+	tests := []struct {
+		addr        string
+		allowRemote bool
+		wantErr     bool
+	}{
+		{"127.0.0.1:3000", false, false},
+		{"localhost:3000", false, false},
+		{"[::1]:3000", false, false},
+		{"127.0.0.2:3000", false, false},
+		{":3000", false, true}, // every interface
+		{"0.0.0.0:3000", false, true},
+		{"192.0.2.10:3000", false, true},
+		{"[::]:3000", false, true},
+		{"example.com:3000", false, true},
+		{"0.0.0.0:3000", true, false},
+		{"192.0.2.10:3000", true, false},
+		{"no-port", true, true},
+	}
+	for _, tc := range tests {
+		err := checkAddr(tc.addr, tc.allowRemote)
+		if gotErr := err != nil; gotErr != tc.wantErr {
+			t.Errorf("checkAddr(%q, allowRemote %v): got error %v, want error: %v", tc.addr, tc.allowRemote, err, tc.wantErr)
+		}
+		if err != nil && !tc.allowRemote && !strings.Contains(err.Error(), "ALLOW_REMOTE=1") {
+			t.Errorf("checkAddr(%q): error %q does not say how to opt in", tc.addr, err)
+		}
+	}
+}
+
+func TestRunnerRefusesARemoteAddrBeforeStartingAnything(t *testing.T) {
+	t.Setenv("ADDR", "0.0.0.0:0")
+	t.Setenv("ALLOW_REMOTE", "")
+	started := false
+	defer func(orig func(context.Context, dynamolocal.Options) (*dynamolocal.Instance, error)) {
+		startDynamo = orig
+	}(startDynamo)
+	startDynamo = func(ctx context.Context, o dynamolocal.Options) (*dynamolocal.Instance, error) {
+		started = true
+		return dynamolocal.Start(ctx, o)
+	}
+	t.Setenv("DYNAMODB_ENDPOINT", "")
+
+	err := run(context.Background(), io.Discard)
+
+	if err == nil || !strings.Contains(err.Error(), "ALLOW_REMOTE") {
+		t.Errorf("run with ADDR 0.0.0.0:0: got %v, want a refusal naming ALLOW_REMOTE", err)
+	}
+	if started {
+		t.Error("DynamoDB Local was started before the address was checked")
+	}
+}
+
+func TestRunnerServerBoundsSlowClients(t *testing.T) {
+	srv := newServer(http.NotFoundHandler())
+	tests := []struct {
+		name string
+		got  time.Duration
+		max  time.Duration
+	}{
+		{"ReadHeaderTimeout", srv.ReadHeaderTimeout, 30 * time.Second},
+		{"ReadTimeout", srv.ReadTimeout, 2 * time.Minute},
+		{"WriteTimeout", srv.WriteTimeout, 5 * time.Minute},
+		{"IdleTimeout", srv.IdleTimeout, 5 * time.Minute},
+	}
+	for _, tc := range tests {
+		if tc.got <= 0 || tc.got > tc.max {
+			t.Errorf("%s: got %v, want set and at most %v", tc.name, tc.got, tc.max)
+		}
+	}
+	if srv.WriteTimeout <= 29*time.Second {
+		t.Errorf("WriteTimeout: got %v, want more than API Gateway's 29 s integration timeout", srv.WriteTimeout)
+	}
+}
+
+func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
+	root := apitest.RepoRoot(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	t.Setenv("ADDR", addr)
+	t.Setenv("DYNAMODB_ENDPOINT", "") // the runner starts its own
+	t.Setenv("TABLE_NAME", "runner-dies")
+	t.Setenv("FIXTURE", filepath.Join(root, "infra/fixtures/demo.json"))
+	t.Setenv("TEMPLATE", filepath.Join(root, "template.yaml"))
+	instances := make(chan *dynamolocal.Instance, 1)
+	defer func(orig func(context.Context, dynamolocal.Options) (*dynamolocal.Instance, error)) {
+		startDynamo = orig
+	}(startDynamo)
+	startDynamo = func(ctx context.Context, o dynamolocal.Options) (*dynamolocal.Instance, error) {
+		inst, err := dynamolocal.Start(ctx, o)
+		if err == nil {
+			instances <- inst
+		}
+		return inst, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, out) }()
+
+	var inst *dynamolocal.Instance
+	select {
+	case inst = <-instances:
+	case err := <-done:
+		t.Fatalf("runner exited before starting DynamoDB Local: %v\n%s", err, out.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("runner did not start DynamoDB Local:\n%s", out.String())
+	}
+	defer inst.Stop()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(out.String(), "listening on http://"+addr); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("runner did not start serving:\n%s", out.String())
+		}
+	}
+
+	_ = inst.Stop() // the test's own child: as if it had crashed
+
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("run: got nil, want an error (a non-zero exit)")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("runner kept going after DynamoDB Local exited:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "level=ERROR") || !strings.Contains(out.String(), "DynamoDB Local exited") {
+		t.Errorf("log lacks an error line about DynamoDB Local:\n%s", out.String())
+	}
+}

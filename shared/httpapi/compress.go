@@ -31,10 +31,12 @@ const (
 // client never sees the gateway's anonymous 502.
 //
 // A compressed body travels base64-encoded (isBase64Encoded), which API
-// Gateway turns back into bytes for the client because the API declares
-// binary media types (template.yaml BinaryMediaTypes).
+// Gateway turns back into bytes only when the request's Accept header
+// matches one of the API's binary media types (template.yaml declares */*).
+// A request without Accept (Go's http.Client sends none) would get base64
+// text, so it is never compressed.
 func fitResponse(req events.APIGatewayProxyRequest, res events.APIGatewayProxyResponse) events.APIGatewayProxyResponse {
-	if !res.IsBase64Encoded && len(res.Body) > compressAbove && acceptsGzip(req) {
+	if !res.IsBase64Encoded && len(res.Body) > compressAbove && acceptsGzip(req) && headerValue(req, "Accept") != "" {
 		if zipped, err := gzipBase64(res.Body); err == nil {
 			res.Body, res.IsBase64Encoded = zipped, true
 			setHeader(&res, "Content-Encoding", "gzip")
@@ -49,7 +51,8 @@ func fitResponse(req events.APIGatewayProxyRequest, res events.APIGatewayProxyRe
 	}
 	slog.Warn("response too large for Lambda", "path", req.Path, "bytes", size, "limit", LambdaResponseLimit)
 	msg := fmt.Sprintf("the response would exceed the %d MB an API response may carry; ask for less "+
-		"(page with limit and cursor where the endpoint offers them) or send Accept-Encoding: gzip", LambdaResponseLimit>>20)
+		"(page with limit and cursor where the endpoint offers them) or accept a compressed answer "+
+		"(send Accept-Encoding: gzip with an Accept header)", LambdaResponseLimit>>20)
 	body, _ := json.Marshal(ErrorBody{Error: msg})
 	return events.APIGatewayProxyResponse{
 		StatusCode: http.StatusRequestEntityTooLarge, Body: string(body),
@@ -58,20 +61,33 @@ func fitResponse(req events.APIGatewayProxyRequest, res events.APIGatewayProxyRe
 	}
 }
 
-// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
-func acceptsGzip(req events.APIGatewayProxyRequest) bool {
+// headerValues returns every value of the request header name, whichever of
+// the event's two header maps carries it, in any letter case.
+func headerValues(req events.APIGatewayProxyRequest, name string) []string {
 	var values []string
-	for name, vs := range req.MultiValueHeaders {
-		if strings.EqualFold(name, "Accept-Encoding") {
+	for n, vs := range req.MultiValueHeaders {
+		if strings.EqualFold(n, name) {
 			values = append(values, vs...)
 		}
 	}
-	for name, v := range req.Headers {
-		if strings.EqualFold(name, "Accept-Encoding") {
-			values = append(values, v)
+	if len(values) == 0 {
+		for n, v := range req.Headers {
+			if strings.EqualFold(n, name) {
+				values = append(values, v)
+			}
 		}
 	}
-	for _, v := range values {
+	return values
+}
+
+// headerValue returns the request header name's values joined, "" when absent.
+func headerValue(req events.APIGatewayProxyRequest, name string) string {
+	return strings.Join(headerValues(req, name), ",")
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
+func acceptsGzip(req events.APIGatewayProxyRequest) bool {
+	for _, v := range headerValues(req, "Accept-Encoding") {
 		for _, part := range strings.Split(v, ",") {
 			coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 			if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {

@@ -14,10 +14,21 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 
 // Lambda adapts a group's http.Handler to API Gateway proxy events with
 // aws-lambda-go-api-proxy. The gateway event's request context (with the
-// authorizer's) reaches the handler through the request's context.
+// authorizer's) reaches the handler through the request's context. Every
+// response it writes, errors and 204 included, carries Cache-Control:
+// no-store (decisions §11): answers are per key and change with every write.
 func Lambda(h http.Handler) ProxyHandler {
-	adapter := httpadapter.New(h)
+	adapter := httpadapter.New(noStore(h))
 	return adapter.ProxyWithContext
+}
+
+// noStore sets Cache-Control: no-store before h writes anything, so no
+// handler can forget it.
+func noStore(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // NewMux returns a ServeMux whose unmatched requests answer 404

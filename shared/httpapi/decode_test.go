@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
-	"github.com/agentplatform/workspaceapi/shared/jsondoc"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -16,10 +15,10 @@ type inner struct {
 }
 
 type body struct {
-	Count *int                      `json:"count"`
-	Items []inner                   `json:"items"`
-	Any   any                       `json:"any"`
-	Limit jsondoc.Nullable[float64] `json:"limit"`
+	Count *int                        `json:"count"`
+	Items []inner                     `json:"items"`
+	Any   any                         `json:"any"`
+	Limit workspace.Nullable[float64] `json:"limit"`
 }
 
 func TestDecodeIsStrict(t *testing.T) {
@@ -32,6 +31,7 @@ func TestDecodeIsStrict(t *testing.T) {
 		{"valid", `{"count": 3, "items": [{"name": "a"}], "any": {"x": 1}, "limit": 1.5}`, 0, ""},
 		{"null only where a field is nullable", `{"limit": null}`, 0, ""},
 		{"null for a field that is not nullable", `{"count": null}`, workspace.KindInvalid, "count must be an integer"},
+		{"a nullable field of the wrong type", `{"limit": "1"}`, workspace.KindInvalid, "limit must be a number or null"},
 		{"null inside a free-form value", `{"any": {"x": null}}`, 0, ""},
 		{"unknown field", `{"cuont": 3}`, workspace.KindInvalid, `unknown field "cuont"`},
 		{"field in another case", `{"Count": 3}`, workspace.KindInvalid, `unknown field "Count"`},

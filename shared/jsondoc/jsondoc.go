@@ -7,8 +7,8 @@
 // `workspaces[0].members[2]`) and, for malformed JSON, the line and column, so
 // that each caller renders the message its readers need.
 //
-// The package imports nothing of the service's own and no AWS package, so the
-// domain's request types can use Nullable.
+// A member whose type implements NullableTarget (workspace.Nullable) takes
+// null as well as a value, and learns which it was given.
 package jsondoc
 
 import (
@@ -133,10 +133,11 @@ type Option func(*options)
 type options struct{ rejectNull bool }
 
 // RejectNull makes JSON null a WrongType error for every target except a
-// Nullable, an interface (which holds any JSON value, null among them) and raw
-// JSON (jsontext.Value, encoding/json.RawMessage). Request bodies use it
-// (decisions §11: null only where a field is documented as nullable). Without
-// it, null sets its target to the zero value, as encoding/json/v2 does.
+// NullableTarget (not a pointer to one), an interface (which holds any JSON
+// value, null among them) and raw JSON (jsontext.Value,
+// encoding/json.RawMessage). Request bodies use it (decisions §11: null only
+// where a field is documented as nullable). Without it, null sets its target
+// to the zero value, as encoding/json/v2 does.
 func RejectNull() Option { return func(o *options) { o.rejectNull = true } }
 
 // Unmarshal decodes the JSON document data into the value v points to, the
@@ -158,28 +159,57 @@ func Unmarshal(data []byte, v any, opts ...Option) error {
 	if err := json.Unmarshal(data, new(jsontext.Value)); err != nil {
 		return classify(data, err)
 	}
-	jopts := []json.Options{json.RejectUnknownMembers(true)}
+	funcs := json.UnmarshalFromFunc(decodeNullable)
 	if o.rejectNull {
-		jopts = append(jopts, json.WithUnmarshalers(json.UnmarshalFromFunc(refuseNull)))
+		funcs = json.JoinUnmarshalers(funcs, json.UnmarshalFromFunc(refuseNull))
 	}
-	if err := json.Unmarshal(data, v, jopts...); err != nil {
+	if err := json.Unmarshal(data, v, json.RejectUnknownMembers(true), json.WithUnmarshalers(funcs)); err != nil {
 		return classify(data, err)
 	}
 	return nil
 }
 
-// nullAccepter is implemented by Nullable: refuseNull leaves its null to it.
-type nullAccepter interface{ acceptsNull() }
+// NullableTarget is the type of a member that takes null as well as a value
+// (workspace.Nullable, whose package imports no JSON decoder). The decoder
+// calls DecodeNull for null, and otherwise decodes the value, by the same
+// strict rules as the rest of the document, into what DecodeValue returns.
+type NullableTarget interface {
+	DecodeNull()
+	DecodeValue() any
+}
+
+// decodeNullable is an unmarshal function for every type (v points to the
+// value): it decodes a NullableTarget and hands anything else on to the next
+// unmarshaler by returning errors.ErrUnsupported.
+func decodeNullable(dec *jsontext.Decoder, v any) error {
+	n, ok := v.(NullableTarget)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	if dec.PeekKind() == 'n' {
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		n.DecodeNull()
+		return nil
+	}
+	target := n.DecodeValue()
+	if t := reflect.TypeOf(target).Elem(); !takes(t, dec.PeekKind()) {
+		return &typeError{want: describe(t) + " or null"}
+	}
+	return json.UnmarshalDecode(dec, target)
+}
 
 var (
 	rawValueType   = reflect.TypeFor[jsontext.Value]()
 	rawMessageType = reflect.TypeFor[jsonv1.RawMessage]()
 )
 
-// nullError is refuseNull's refusal; T is the type that cannot take null.
-type nullError struct{ t reflect.Type }
+// typeError is the refusal of a value by one of the unmarshal functions
+// above; want names what the target takes.
+type typeError struct{ want string }
 
-func (e *nullError) Error() string { return "null is not allowed here" }
+func (e *typeError) Error() string { return "must be " + e.want }
 
 // refuseNull is an unmarshal function for every type (v points to the value):
 // it refuses a null unless the target accepts one, and otherwise hands the
@@ -188,14 +218,11 @@ func refuseNull(dec *jsontext.Decoder, v any) error {
 	if dec.PeekKind() != 'n' {
 		return errors.ErrUnsupported
 	}
-	if _, ok := v.(nullAccepter); ok {
-		return errors.ErrUnsupported
-	}
 	t := reflect.TypeOf(v).Elem()
 	if t.Kind() == reflect.Interface || t == rawValueType || t == rawMessageType {
 		return errors.ErrUnsupported
 	}
-	return &nullError{t: t}
+	return &typeError{want: describe(t)}
 }
 
 // classify turns a decoder error into an *Error.
@@ -222,9 +249,9 @@ func classify(data []byte, err error) error {
 		return &Error{Kind: UnknownField, Place: place, Field: field, Err: err}
 	}
 	place := locateValue(data, sem.JSONPointer)
-	var null *nullError
-	if errors.As(sem.Err, &null) {
-		return &Error{Kind: WrongType, Place: place, Want: describe(null.t), Err: err}
+	var typeErr *typeError
+	if errors.As(sem.Err, &typeErr) {
+		return &Error{Kind: WrongType, Place: place, Want: typeErr.want, Err: err}
 	}
 	if sem.GoType != nil && (sem.Err == nil || isNumber(sem.GoType) || !takes(sem.GoType, sem.JSONKind)) {
 		// A JSON type the Go type cannot take, or a number it cannot hold

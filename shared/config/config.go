@@ -3,8 +3,11 @@
 package config
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strconv"
@@ -58,7 +61,72 @@ func FromEnv() (Config, error) {
 }
 
 // UseJSONLogs makes slog write JSON lines to stdout, the format the functions'
-// CloudWatch log groups are configured for.
+// CloudWatch log groups are configured for, through NewLogHandler.
 func UseJSONLogs() {
-	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stdout, nil)))
+	slog.SetDefault(slog.New(NewLogHandler(os.Stdout)))
+}
+
+// NewLogHandler returns the functions' JSON log handler, writing to w. No log
+// line may contain key-shaped text (decisions §11), whatever a request put in a
+// path, a field or a value that ends up logged, so the handler redacts it
+// (workspace.RedactKeys) from the message, every attribute key and group
+// name, every string, error and other value, at any depth of groups.
+func NewLogHandler(w io.Writer) slog.Handler {
+	return redactGroups{slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: redactAttr})}
+}
+
+// redactAttr is the handler's ReplaceAttr: it sees every attribute that is not
+// a group (the message and those inside groups included), resolved.
+func redactAttr(_ []string, a slog.Attr) slog.Attr {
+	a.Key = workspace.RedactKeys(a.Key)
+	switch a.Value.Kind() {
+	case slog.KindString:
+		a.Value = slog.StringValue(workspace.RedactKeys(a.Value.String()))
+	case slog.KindAny:
+		switch v := a.Value.Any().(type) {
+		case error: // written as its message
+			a.Value = slog.StringValue(workspace.RedactKeys(v.Error()))
+		default: // written as its JSON; key characters need no escaping there
+			if b, err := json.Marshal(v); err == nil && workspace.ContainsKey(string(b)) {
+				a.Value = slog.AnyValue(json.RawMessage(workspace.RedactKeys(string(b))))
+			}
+		}
+	}
+	return a
+}
+
+// redactGroups redacts the names of groups, which ReplaceAttr never sees.
+type redactGroups struct{ slog.Handler }
+
+// WithGroup opens a group whose name is redacted.
+func (h redactGroups) WithGroup(name string) slog.Handler {
+	return redactGroups{h.Handler.WithGroup(workspace.RedactKeys(name))}
+}
+
+// WithAttrs adds attributes whose group names are redacted.
+func (h redactGroups) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return redactGroups{h.Handler.WithAttrs(redactGroupNames(attrs))}
+}
+
+// Handle writes r with its group names redacted.
+func (h redactGroups) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(redactGroupNames([]slog.Attr{a})...)
+		return true
+	})
+	return h.Handler.Handle(ctx, out)
+}
+
+// redactGroupNames returns attrs with the names of groups, at any depth,
+// redacted; the other attributes are left to redactAttr.
+func redactGroupNames(attrs []slog.Attr) []slog.Attr {
+	out := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		if a.Value.Kind() == slog.KindGroup {
+			a = slog.Attr{Key: workspace.RedactKeys(a.Key), Value: slog.GroupValue(redactGroupNames(a.Value.Group())...)}
+		}
+		out[i] = a
+	}
+	return out
 }

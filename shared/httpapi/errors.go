@@ -27,12 +27,19 @@ type ErrorBody struct {
 // Error writes err as {"error": "..."}. A domain error answers its kind's
 // status and message; anything else is logged with the request's context and
 // answered 500 with a generic message, so internals never reach the client.
+// Being the one writer of errors, it is also the last safety net against
+// echoing a key (decisions §11): key-shaped text is redacted from the message
+// and from what it logs, whatever put it there.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
 	if status, ok := statusOf[workspace.KindOf(err)]; ok {
-		JSON(w, status, ErrorBody{Error: err.Error()})
+		JSON(w, status, ErrorBody{Error: workspace.RedactKeys(err.Error())})
 		return
 	}
-	attrs := []any{"method", r.Method, "path", r.URL.Path, "error", err}
+	attrs := []any{
+		"method", r.Method,
+		"path", workspace.RedactKeys(r.URL.Path),
+		"error", workspace.RedactKeys(err.Error()),
+	}
 	if c, ok := callerFrom(r); ok {
 		attrs = append(attrs, "workspaceId", c.WorkspaceID, "keyId", c.KeyID)
 	}

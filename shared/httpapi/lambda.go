@@ -14,10 +14,12 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 
 // Lambda adapts a group's http.Handler to API Gateway proxy events with
 // aws-lambda-go-api-proxy. The gateway event's request context (with the
-// authorizer's) reaches the handler through the request's context, and every
-// response is fitted to Lambda's payload limit (fitResponse).
+// authorizer's) reaches the handler through the request's context. Every
+// response it writes, errors and 204 included, carries Cache-Control:
+// no-store (decisions §11): answers are per key and change with every write.
+// Every response is then fitted to Lambda's payload limit (fitResponse).
 func Lambda(h http.Handler) ProxyHandler {
-	adapter := httpadapter.New(h)
+	adapter := httpadapter.New(noStore(h))
 	return func(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 		res, err := adapter.ProxyWithContext(ctx, event)
 		if err != nil {
@@ -25,6 +27,15 @@ func Lambda(h http.Handler) ProxyHandler {
 		}
 		return fitResponse(event, res), nil
 	}
+}
+
+// noStore sets Cache-Control: no-store before h writes anything, so no
+// handler can forget it.
+func noStore(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // NewMux returns a ServeMux whose unmatched requests answer 404

@@ -19,12 +19,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/shared/apispec"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -73,6 +76,12 @@ type Options struct {
 	AuthorizerTTL time.Duration
 	// MailFailure, when set, makes every e-mail fail with it.
 	MailFailure error
+	// Mailer, when set, replaces the recorder as the functions' mailer
+	// (Env.Mail still records nothing then).
+	Mailer invites.Mailer
+	// Conflicts, when set, cancels a share of the functions' transactions
+	// with TransactionConflict, as real DynamoDB does under contention.
+	Conflicts *dynamolocal.ConflictInjector
 }
 
 // RepoRoot returns the repository's root directory (where go.mod is).
@@ -103,8 +112,13 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	ctx := context.Background()
 	funcTrips, authTrips := &dynamo.RoundTrips{}, &dynamo.RoundTrips{}
-	client := dynamolocal.NewClient(t, funcTrips)
-	table := dynamolocal.NewTable(t, client)
+	loader := dynamolocal.NewClient(t, nil)
+	var clientOpts []func(*dynamodb.Options)
+	if o.Conflicts != nil {
+		clientOpts = append(clientOpts, o.Conflicts.Option())
+	}
+	client := dynamolocal.NewClient(t, funcTrips, clientOpts...)
+	table := dynamolocal.NewTable(t, loader)
 	store := dynamo.New(client, table)
 	authStore := dynamo.New(dynamolocal.NewClient(t, authTrips), table)
 
@@ -113,7 +127,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	if err != nil {
 		t.Fatalf("fixture: %v", err)
 	}
-	if _, err := fixture.Load(ctx, store, f, clock.Now(), nil); err != nil {
+	if _, err := fixture.Load(ctx, dynamo.New(loader, table), f, clock.Now(), nil); err != nil {
 		t.Fatalf("load fixture: %v", err)
 	}
 
@@ -122,8 +136,12 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 		t.Fatalf("template: %v", err)
 	}
 	recorder := &mail.Recorder{Logger: slog.New(slog.DiscardHandler), Fail: o.MailFailure}
+	var mailer invites.Mailer = recorder
+	if o.Mailer != nil {
+		mailer = o.Mailer
+	}
 	fns := stack.Functions(stack.Deps{
-		Store: store, AuthorizerStore: authStore, Mailer: recorder, Clock: clock,
+		Store: store, AuthorizerStore: authStore, Mailer: mailer, Clock: clock,
 		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: "https://app.example.com/invitations/accept",
 	})
 	ttl := o.AuthorizerTTL

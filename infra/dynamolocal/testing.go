@@ -49,13 +49,14 @@ func RunTests(m *testing.M) int {
 }
 
 // NewClient returns a DynamoDB client for Endpoint(t) whose round trips rt
-// counts (rt may be nil).
-func NewClient(t testing.TB, rt *dynamo.RoundTrips) *dynamodb.Client {
+// counts (rt may be nil), with further client options.
+func NewClient(t testing.TB, rt *dynamo.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
 	var opts []func(*dynamodb.Options)
 	if rt != nil {
 		opts = append(opts, rt.Option())
 	}
+	opts = append(opts, more...)
 	client, err := dynamo.NewClient(context.Background(), Endpoint(t), opts...)
 	if err != nil {
 		t.Fatalf("dynamodb client: %v", err)

@@ -341,11 +341,11 @@ func TestValidateResponse(t *testing.T) {
 		{
 			name: "valid list", method: http.MethodGet,
 			target: "/workspaceapi/invites", status: 200, header: jsonHeader(),
-			body: `{"invites": [` + validInvitation + `]}`,
+			body: `{"invites": [` + validInvitation + `], "nextCursor": null}`,
 		},
 		{
 			name: "empty list", method: http.MethodGet,
-			target: "/workspaceapi/invites", status: 200, header: jsonHeader(), body: `{"invites": []}`,
+			target: "/workspaceapi/invites", status: 200, header: jsonHeader(), body: `{"invites": [], "nextCursor": null}`,
 		},
 		{
 			name: "list without invites", method: http.MethodGet,
@@ -383,7 +383,7 @@ func TestValidateResponse(t *testing.T) {
 
 func TestNilValidator(t *testing.T) {
 	var v *apispec.Validator
-	err := v.ValidateResponse(context.Background(), request(t, http.MethodGet, "/workspaceapi/invites"), 200, jsonHeader(), []byte(`{"invites": []}`))
+	err := v.ValidateResponse(context.Background(), request(t, http.MethodGet, "/workspaceapi/invites"), 200, jsonHeader(), []byte(`{"invites": [], "nextCursor": null}`))
 	if err == nil {
 		t.Errorf("nil Validator: ValidateResponse() = nil, want an error")
 	}
@@ -392,7 +392,7 @@ func TestNilValidator(t *testing.T) {
 // TestValidatorConcurrentUse runs validations in parallel (meaningful under -race).
 func TestValidatorConcurrentUse(t *testing.T) {
 	v := newValidator(t)
-	body := []byte(`{"invites": [` + validInvitation + `]}`)
+	body := []byte(`{"invites": [` + validInvitation + `], "nextCursor": null}`)
 	errs := make(chan error, 16)
 	for range 16 {
 		go func() {

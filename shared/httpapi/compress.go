@@ -56,7 +56,6 @@ func fitResponse(req events.APIGatewayProxyRequest, res events.APIGatewayProxyRe
 	body, _ := json.Marshal(ErrorBody{Error: msg})
 	return events.APIGatewayProxyResponse{
 		StatusCode: http.StatusRequestEntityTooLarge, Body: string(body),
-		Headers:           map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"},
 		MultiValueHeaders: map[string][]string{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}},
 	}
 }
@@ -124,13 +123,11 @@ func payloadSize(res events.APIGatewayProxyResponse) (int, error) {
 	return len(b), err
 }
 
-// setHeader sets a response header in both header maps the proxy response has.
+// setHeader sets a response header in the multi-value map the adapter
+// fills (API Gateway merges it with the single-value one).
 func setHeader(res *events.APIGatewayProxyResponse, name, value string) {
-	if res.Headers == nil {
-		res.Headers = map[string]string{}
+	if res.MultiValueHeaders == nil {
+		res.MultiValueHeaders = map[string][]string{}
 	}
-	res.Headers[name] = value
-	if res.MultiValueHeaders != nil {
-		res.MultiValueHeaders[name] = []string{value}
-	}
+	res.MultiValueHeaders[name] = []string{value}
 }

@@ -1,11 +1,18 @@
 package invites_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // BenchmarkCreateInvite measures POST /workspaceapi/invites end to end: the
@@ -20,21 +27,103 @@ func BenchmarkCreateInvite(b *testing.B) {
 	}
 }
 
-// BenchmarkListInvites measures GET /workspaceapi/invites with the test fixture.
-func BenchmarkListInvites(b *testing.B) {
-	env := apitest.New(b, testFixture)
-	for b.Loop() {
-		if res := env.Do(b, http.MethodGet, invitesPath, keyRead, ""); res.Status != http.StatusOK {
-			b.Fatalf("status %d", res.Status)
-		}
-	}
-}
-
-// benchFixture is the test fixture with room for seats invitations.
+// benchFixture is a workspace of one member, with room for seats invitations.
 func benchFixture(seats int) string {
 	return fmt.Sprintf(`{"workspaces": [{"id": "ws_a", "name": "Alpha Labs", "seats": %d, "teamSettingsEnabled": true,
  "allowedEmailDomains": [], "defaultDailyCreditLimit": null, "teams": [], "agents": [], "invites": [], "events": [],
  "members": [{"id": "u_admin", "email": "admin@alpha.example", "name": "Ada Admin", "role": "admin", "tags": [], "joinedAt": "2026-01-01T00:00:00Z"}],
  "apiKeys": [{"key": %q, "name": "admin", "userId": "u_admin", "scopes": ["read", "write", "invite"], "teamId": null, "expiresAt": null, "disabled": false}]}]}`,
 		seats, keyAdmin)
+}
+
+// withInvitations fills ws_a of an Env made from benchFixture(n+1) with n
+// pending invitations, each holding a seat, so none is free.
+func withInvitations(b *testing.B, n int) *apitest.Env {
+	b.Helper()
+	env := apitest.New(b, benchFixture(n+1))
+	snap := dynamo.Snapshot{
+		Workspace: workspace.Workspace{ID: "ws_a", Name: "Alpha Labs", Seats: n + 1, TeamSettingsEnabled: true},
+		Members: []workspace.Member{{ID: "u_admin", Email: "admin@alpha.example", Name: "Ada Admin",
+			Role: workspace.RoleAdmin, JoinedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}},
+	}
+	created := apitest.Start.Add(-24 * time.Hour)
+	for i := range n {
+		snap.Invitations = append(snap.Invitations, workspace.Invitation{
+			ID: fmt.Sprintf("inv_%08d", i), Type: workspace.InviteTypeWorkspace, Email: fmt.Sprintf("person%d@alpha.example", i),
+			WorkspaceName: "Alpha Labs", Role: "member", CreatedAt: created, ExpiresAt: created.Add(7 * 24 * time.Hour),
+			InvitedByUserName: "Ada Admin", HoldsSeat: true, Groups: []workspace.Group{{GroupID: "team_research", Role: "member"}},
+		})
+	}
+	if err := env.Store.PutSnapshot(b.Context(), snap, apitest.Start); err != nil {
+		b.Fatal(err)
+	}
+	return env
+}
+
+// BenchmarkListInvites measures GET /workspaceapi/invites without parameters,
+// the whole list in one answer, as a client that accepts gzip gets it:
+// time, DynamoDB round trips, and the bytes sent (gzipped) and meant (JSON).
+func BenchmarkListInvites(b *testing.B) {
+	for _, n := range []int{10, 1000, 10_000, 50_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			env := withInvitations(b, n)
+			var sent, plain int
+			for b.Loop() {
+				sent, plain = getAll(b, env, n)
+			}
+			b.ReportMetric(float64(env.FunctionTrips.Count()), "trips/op")
+			b.ReportMetric(float64(sent), "gzip-bytes/op")
+			b.ReportMetric(float64(plain), "json-bytes/op")
+		})
+	}
+}
+
+// getAll lists every invitation with Accept-Encoding: gzip and checks it got n.
+func getAll(b *testing.B, env *apitest.Env, n int) (sent, plain int) {
+	b.Helper()
+	req, _ := http.NewRequest(http.MethodGet, env.URL+invitesPath, nil)
+	req.Header.Set("Authorization", "Bearer "+keyAdmin)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept-Encoding", "gzip")
+	env.FunctionTrips.Reset()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		b.Fatalf("status %d: %.200s", res.StatusCode, raw)
+	}
+	body := raw
+	if res.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ = io.ReadAll(zr)
+	}
+	if want := fmt.Sprintf("inv_%08d", n-1); !strings.Contains(string(body), want) {
+		b.Fatalf("the list lacks the last invitation %s", want)
+	}
+	return len(raw), len(body)
+}
+
+// BenchmarkRefusedInvite measures a POST refused for lack of seats: its cost
+// must not grow with the invitations the workspace holds.
+func BenchmarkRefusedInvite(b *testing.B) {
+	for _, n := range []int{10, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			env := withInvitations(b, n)
+			var trips int
+			for b.Loop() {
+				res := env.Do(b, http.MethodPost, invitesPath, keyAdmin, `{"email": "one.more@alpha.example", "role": "member"}`)
+				if res.Status != http.StatusForbidden {
+					b.Fatalf("status %d: %s", res.Status, res.Body)
+				}
+				trips = res.FunctionTrips
+			}
+			b.ReportMetric(float64(trips), "trips/op")
+		})
+	}
 }

@@ -19,7 +19,8 @@ import (
 // before the Lambda deadline and the answer can tell the truth.
 const (
 	withdrawReserve = 2 * time.Second
-	// maxMailTime bounds the e-mail when the request has no deadline.
+	// maxMailTime bounds the e-mail whatever the request's deadline: SES
+	// answers in well under a second, or is not going to answer.
 	maxMailTime = 10 * time.Second
 )
 
@@ -99,7 +100,7 @@ func sendWithin(ctx context.Context, mailer Mailer, m mail.Message) error {
 	budget := maxMailTime
 	if deadline, ok := ctx.Deadline(); ok {
 		left := time.Until(deadline)
-		budget = max(left-withdrawReserve, left/2)
+		budget = min(budget, max(left-withdrawReserve, left/2))
 	}
 	mctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()

@@ -26,54 +26,55 @@ const (
 // ValidAggregation reports whether s is a measurement.aggregation value.
 func ValidAggregation(s string) bool { return s == AggregationAverage || s == AggregationSum }
 
-// Agent is an agent of a workspace, in the shape the API's agent resource has.
-// Usage, status and overview figures are kept elsewhere.
+// Agent is an agent of a workspace. Usage, status and overview figures are
+// kept elsewhere; its wire forms belong to the HTTP layer and the fixture,
+// its stored form to the store.
 type Agent struct {
-	ID          string `json:"id"`
-	WorkspaceID string `json:"-"` // the owning workspace; never shown, the key implies it
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	ImageURL    string `json:"imageUrl"`
-	TeamID      string `json:"teamId"` // empty: the agent belongs to no team
+	ID          string
+	WorkspaceID string // the owning workspace
+	Name        string
+	Description string
+	ImageURL    string
+	TeamID      string // empty: the agent belongs to no team
 	// IsPrivate marks a restricted or personal agent: listed, but per-agent
 	// GETs other than promotion requests answer 403.
-	IsPrivate bool `json:"isPrivate"`
+	IsPrivate bool
 	// AgentDiscoverability is one of DiscoverabilityWorkspace, DiscoverabilityTeam, DiscoverabilityNone.
-	AgentDiscoverability string   `json:"agentDiscoverability"`
-	Tags                 []string `json:"tags"`
+	AgentDiscoverability string
+	Tags                 []string
 	// DailyCreditLimit is the agent's own daily limit; nil falls back to the
 	// workspace's default.
-	DailyCreditLimit *float64 `json:"dailyCreditLimit"`
+	DailyCreditLimit *float64
 	// MonthlyCreditLimit is the agent's monthly limit; nil: none.
-	MonthlyCreditLimit *float64 `json:"monthlyCreditLimit"`
+	MonthlyCreditLimit *float64
 	// ShowTokenOptimisationInfo shows per-message credit details in the agent's chats.
-	ShowTokenOptimisationInfo bool                  `json:"showTokenOptimisationInfo"`
-	KeyMetrics                []KeyMetricDefinition `json:"keyMetrics"`
+	ShowTokenOptimisationInfo bool
+	KeyMetrics                []KeyMetricDefinition
 	// Connections are the ids of the agents this agent connects to (outbound).
-	Connections       []string           `json:"connections"`
-	PromotionRequests []PromotionRequest `json:"promotionRequests"`
+	Connections       []string
+	PromotionRequests []PromotionRequest
 }
 
 // KeyMetricDefinition is an outcome an agent's owner chose to count.
 type KeyMetricDefinition struct {
-	Name        string      `json:"name"`
-	Description string      `json:"description"`
-	Measurement Measurement `json:"measurement"`
+	Name        string
+	Description string
+	Measurement Measurement
 }
 
 // Measurement says how a key metric's values are measured and aggregated.
 type Measurement struct {
-	Unit string `json:"unit"`
+	Unit string
 	// Aggregation is AggregationAverage or AggregationSum.
-	Aggregation string `json:"aggregation"`
+	Aggregation string
 }
 
 // PromotionRequest is a request to promote an agent (for example to wider
 // availability), listed by the promotion-requests GET.
 type PromotionRequest struct {
-	ID                string    `json:"id"`
-	RequestedByUserID string    `json:"requestedByUserId"`
-	RequestedAt       time.Time `json:"requestedAt"`
-	Status            string    `json:"status"`
-	Note              string    `json:"note"`
+	ID                string
+	RequestedByUserID string
+	RequestedAt       time.Time
+	Status            string
+	Note              string
 }

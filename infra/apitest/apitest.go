@@ -82,6 +82,9 @@ type Options struct {
 	// Conflicts, when set, cancels a share of the functions' transactions
 	// with TransactionConflict, as real DynamoDB does under contention.
 	Conflicts *dynamolocal.ConflictInjector
+	// OwnDynamoDB runs the Env on a DynamoDB Local of its own (benchmarks
+	// with large tables), not the one the test binary shares.
+	OwnDynamoDB bool
 }
 
 // RepoRoot returns the repository's root directory (where go.mod is).
@@ -112,15 +115,19 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	ctx := context.Background()
 	funcTrips, authTrips := &dynamo.RoundTrips{}, &dynamo.RoundTrips{}
-	loader := dynamolocal.NewClient(t, nil)
+	endpoint := dynamolocal.Endpoint(t)
+	if o.OwnDynamoDB {
+		endpoint = dynamolocal.Own(t)
+	}
+	loader := dynamolocal.NewClientAt(t, endpoint, nil)
 	var clientOpts []func(*dynamodb.Options)
 	if o.Conflicts != nil {
 		clientOpts = append(clientOpts, o.Conflicts.Option())
 	}
-	client := dynamolocal.NewClient(t, funcTrips, clientOpts...)
+	client := dynamolocal.NewClientAt(t, endpoint, funcTrips, clientOpts...)
 	table := dynamolocal.NewTable(t, loader)
 	store := dynamo.New(client, table)
-	authStore := dynamo.New(dynamolocal.NewClient(t, authTrips), table)
+	authStore := dynamo.New(dynamolocal.NewClientAt(t, endpoint, authTrips), table)
 
 	clock := NewClock(Start)
 	f, err := fixture.Parse([]byte(fixtureJSON))

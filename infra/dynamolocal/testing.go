@@ -52,12 +52,31 @@ func RunTests(m *testing.M) int {
 // counts (rt may be nil), with further client options.
 func NewClient(t testing.TB, rt *dynamo.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
+	return NewClientAt(t, Endpoint(t), rt, more...)
+}
+
+// Own starts a DynamoDB Local for t alone and stops it when t ends; it
+// returns its endpoint. Benchmarks with large tables use it: one instance
+// slows down after large tables were dropped in it.
+func Own(t testing.TB) string {
+	t.Helper()
+	inst, err := Start(context.Background(), Options{})
+	if err != nil {
+		t.Fatalf("storage tests need DynamoDB Local: %v", err)
+	}
+	t.Cleanup(func() { _ = inst.Stop() })
+	return inst.Endpoint
+}
+
+// NewClientAt is NewClient for the DynamoDB Local at endpoint.
+func NewClientAt(t testing.TB, endpoint string, rt *dynamo.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
+	t.Helper()
 	var opts []func(*dynamodb.Options)
 	if rt != nil {
 		opts = append(opts, rt.Option())
 	}
 	opts = append(opts, more...)
-	client, err := dynamo.NewClient(context.Background(), Endpoint(t), opts...)
+	client, err := dynamo.NewClient(context.Background(), endpoint, opts...)
 	if err != nil {
 		t.Fatalf("dynamodb client: %v", err)
 	}

@@ -40,7 +40,7 @@ func benchFixture(seats int) string {
 // pending invitations, each holding a seat, so none is free.
 func withInvitations(b *testing.B, n int) *apitest.Env {
 	b.Helper()
-	env := apitest.New(b, benchFixture(n+1))
+	env := apitest.New(b, benchFixture(n+1), apitest.Options{OwnDynamoDB: n > 1000})
 	snap := dynamo.Snapshot{
 		Workspace: workspace.Workspace{ID: "ws_a", Name: "Alpha Labs", Seats: n + 1, TeamSettingsEnabled: true},
 		Members: []workspace.Member{{ID: "u_admin", Email: "admin@alpha.example", Name: "Ada Admin",
@@ -61,7 +61,7 @@ func withInvitations(b *testing.B, n int) *apitest.Env {
 			ID: id, Type: workspace.InviteTypeWorkspace,
 			Email:         fmt.Sprintf("%s.%x%d@%s", first[i%len(first)], i*2654435761%65521, i, domains[i%len(domains)]),
 			WorkspaceName: "Alpha Labs", Role: []string{"member", "collaborator"}[i%2],
-			CreatedAt: created, ExpiresAt: created.Add(time.Duration(1+i%90) * 24 * time.Hour),
+			CreatedAt: created, ExpiresAt: created.Add(time.Duration(10+i%80) * 24 * time.Hour), // none expired yet
 			InvitedByUserName: "Ada Admin", HoldsSeat: true,
 		}
 		if i%3 == 0 {

@@ -417,7 +417,10 @@ func (s *Store) DeleteInvitations(ctx context.Context, invs []workspace.Invitati
 
 // deleteChunk deletes invs in one transaction, filling errs. An invitation
 // whose condition fails is marked not found and left out of a retry of the
-// others; at most len(invs) retries, since each drops one.
+// others, unless it is still there and only its seat was released since it
+// was read (a creation frees expired seats): it is then retried as it now
+// stands. Each retry drops an invitation or a seat, so there are at most
+// 2*len(invs) of them.
 func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, errs []error) {
 	pending := make([]int, len(invs))
 	for i := range invs {
@@ -432,21 +435,11 @@ func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, er
 				return
 			}
 			if err == nil {
-				gone := make(map[int]bool, len(failed))
-				for _, f := range failed {
-					if f/2 < len(pending) { // two items per invitation, the seat update last
-						gone[pending[f/2]] = true
-					}
-				}
-				if len(gone) == 0 {
+				done, changed := s.failedDeletes(ctx, invs, pending, failed, errs)
+				if len(done) == 0 && !changed {
 					err = fmt.Errorf("revoke: the seat update failed its condition")
 				} else {
-					pending = slices.DeleteFunc(pending, func(i int) bool {
-						if gone[i] {
-							errs[i] = workspace.NotFound("invitation not found")
-						}
-						return gone[i]
-					})
+					pending = slices.DeleteFunc(pending, func(i int) bool { return done[i] })
 					continue
 				}
 			}
@@ -456,6 +449,34 @@ func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, er
 		}
 		return
 	}
+}
+
+// failedDeletes sorts out the invitations of a cancelled revoke transaction
+// (two items each, the seat update last) whose conditions failed: done holds
+// those that have their result in errs, not found or a failed read; changed
+// is true when one was found still there with its seat released since it was
+// read, and its HoldsSeat in invs updated for a retry.
+func (s *Store) failedDeletes(ctx context.Context, invs []workspace.Invitation, pending, failed []int, errs []error) (done map[int]bool, changed bool) {
+	done = make(map[int]bool, len(failed))
+	for _, f := range failed {
+		if f/2 >= len(pending) {
+			continue
+		}
+		i := pending[f/2]
+		if f%2 == 0 && invs[i].HoldsSeat {
+			it, found, err := getItem[invitationItem](ctx, s, key(wsPK(invs[i].WorkspaceID), inviteSK(invs[i].ID)), "invitation")
+			if err != nil {
+				errs[i], done[i] = err, true
+				continue
+			}
+			if found && !it.HoldsSeat {
+				invs[i].HoldsSeat, changed = false, true
+				continue
+			}
+		}
+		errs[i], done[i] = workspace.NotFound("invitation not found"), true
+	}
+	return done, changed
 }
 
 // deleteItems builds the transaction deleting the invitations at idx: each

@@ -85,9 +85,12 @@ const maxReleases = 40
 
 // CreateInvitation stores inv, which must hold a seat, in one transaction: the
 // invitation, the claim on its e-mail and the seat. prior is the claim observed
-// on the e-mail; an expired invitation holding it is replaced. The transaction
-// is conditioned on prior still standing and on a free seat, so concurrent
-// creations can neither share an address nor exceed the seats.
+// on the e-mail; an expired invitation holding it is replaced, and its seat
+// passes to inv only while the invitation itself still holds it (the time to
+// live may have removed it before its claim, and the retention function frees
+// the seat of such a one). The transaction is conditioned on prior still
+// standing and on a free seat, so concurrent creations can neither share an
+// address nor exceed the seats.
 //
 // When no seat is free it releases the seats of up to maxReleases expired
 // invitations, found through the seat index, in the same transaction. It
@@ -96,7 +99,7 @@ const maxReleases = 40
 func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, prior workspace.EmailClaim, seats int, now time.Time) error {
 	var released []workspace.Invitation
 	for round := 0; ; round++ {
-		items, claimIdx, seatIdx, err := s.createInvitationItems(inv, prior, released, seats, now)
+		items, idx, err := s.createInvitationItems(inv, prior, released, seats, now)
 		if err != nil {
 			return err
 		}
@@ -104,6 +107,7 @@ func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, 
 		if err != nil {
 			return err
 		}
+		claimIdx, seatIdx := idx.claim, idx.seat
 		switch {
 		case len(failed) == 0:
 			return nil
@@ -120,6 +124,12 @@ func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, 
 				return workspace.ErrAlreadyInvited
 			}
 			prior = claim
+		case slices.Contains(failed, idx.prior):
+			// The claim still names the expired invitation, but the invitation
+			// itself is gone: the time to live removed it while it held its
+			// seat, and the retention function frees that seat. It cannot
+			// pass to the new invitation, which takes a seat of its own.
+			prior.InviteHoldsSeat = false
 		case slices.Contains(failed, seatIdx) && len(released) == 0 && round < 3:
 			released, err = s.expiredSeatHolders(ctx, inv.WorkspaceID, now)
 			if err != nil {
@@ -139,23 +149,32 @@ func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, 
 	}
 }
 
+// createIndexes are the positions, in the transaction of CreateInvitation, of
+// the items whose failed conditions it tells apart; -1 when there is none.
+type createIndexes struct {
+	claim int // the claim on the e-mail
+	prior int // the deletion of the expired invitation whose seat passes on
+	seat  int // the update of the seat count
+}
+
 // createInvitationItems builds the transaction of CreateInvitation and returns
-// the indexes of the claim item and of the seat update (-1 when none).
+// the indexes of the items whose conditions CreateInvitation tells apart.
 func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.EmailClaim, released []workspace.Invitation, seats int, now time.Time) (
-	items []types.TransactWriteItem, claimIdx, seatIdx int, err error) {
+	items []types.TransactWriteItem, idx createIndexes, err error) {
+	idx = createIndexes{claim: -1, prior: -1, seat: -1}
 	pk := wsPK(inv.WorkspaceID)
 	inv.HoldsSeat = true
 	invItem, err := marshal(toInvitationItem(inv))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, idx, err
 	}
 	claim, err := marshal(inviteClaim(inv))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, idx, err
 	}
 	absent, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, idx, err
 	}
 	items = append(items, s.put(invItem, absent))
 
@@ -165,28 +184,35 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 		// Replace the expired invitation: its claim must still be what was read.
 		c := expression.Name(attrInviteID).Equal(expression.Value(prior.InviteID)).
 			And(expression.Name(attrExpiresAt).LessThanEqual(expression.Value(storedTime(now))))
+		del := types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(s.table), Key: key(pk, inviteSK(prior.InviteID)),
+		}}
 		if prior.InviteHoldsSeat {
+			// The seat passes only if the invitation itself still holds it:
+			// one the time to live removed has its seat freed by the
+			// retention function, though its claim may outlive it a while.
 			c = c.And(expression.Name(attrHoldsSeat).Equal(expression.Value(true)))
 			seatDelta = 0 // the expired invitation's seat passes to the new one
-		} else {
-			c = c.And(expression.AttributeNotExists(expression.Name(attrHoldsSeat)))
+			if del, err = s.deleteIf(key(pk, inviteSK(prior.InviteID)),
+				expression.Name(attrHoldsSeat).Equal(expression.Value(true))); err != nil {
+				return nil, idx, err
+			}
+			idx.prior = len(items)
 		}
+		// A claim that held no seat when read never holds one again.
 		if claimCond, err = build(expression.NewBuilder().WithCondition(c)); err != nil {
-			return nil, 0, 0, err
+			return nil, idx, err
 		}
-		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(s.table), Key: key(pk, inviteSK(prior.InviteID)),
-		}})
+		items = append(items, del)
 	}
-	claimIdx = len(items)
+	idx.claim = len(items)
 	items = append(items, s.put(claim, claimCond))
 
-	seatIdx = -1
 	seatDelta -= len(released)
 	for _, r := range released {
 		release, err := s.releaseSeatItems(r, now)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, idx, err
 		}
 		items = append(items, release...)
 	}
@@ -200,12 +226,12 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 		}
 		update, err := s.update(key(pk, skMeta), expression.Add(expression.Name(attrSeatsUsed), expression.Value(seatDelta)), &cond)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, idx, err
 		}
-		seatIdx = len(items)
+		idx.seat = len(items)
 		items = append(items, update)
 	}
-	return items, claimIdx, seatIdx, nil
+	return items, idx, nil
 }
 
 // releaseSeatItems marks an expired invitation and its claim as no longer
@@ -391,7 +417,10 @@ func (s *Store) DeleteInvitations(ctx context.Context, invs []workspace.Invitati
 
 // deleteChunk deletes invs in one transaction, filling errs. An invitation
 // whose condition fails is marked not found and left out of a retry of the
-// others; at most len(invs) retries, since each drops one.
+// others, unless it is still there and only its seat was released since it
+// was read (a creation frees expired seats): it is then retried as it now
+// stands. Each retry drops an invitation or a seat, so there are at most
+// 2*len(invs) of them.
 func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, errs []error) {
 	pending := make([]int, len(invs))
 	for i := range invs {
@@ -406,21 +435,11 @@ func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, er
 				return
 			}
 			if err == nil {
-				gone := make(map[int]bool, len(failed))
-				for _, f := range failed {
-					if f/2 < len(pending) { // two items per invitation, the seat update last
-						gone[pending[f/2]] = true
-					}
-				}
-				if len(gone) == 0 {
+				done, changed := s.failedDeletes(ctx, invs, pending, failed, errs)
+				if len(done) == 0 && !changed {
 					err = fmt.Errorf("revoke: the seat update failed its condition")
 				} else {
-					pending = slices.DeleteFunc(pending, func(i int) bool {
-						if gone[i] {
-							errs[i] = workspace.NotFound("invitation not found")
-						}
-						return gone[i]
-					})
+					pending = slices.DeleteFunc(pending, func(i int) bool { return done[i] })
 					continue
 				}
 			}
@@ -430,6 +449,34 @@ func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, er
 		}
 		return
 	}
+}
+
+// failedDeletes sorts out the invitations of a cancelled revoke transaction
+// (two items each, the seat update last) whose conditions failed: done holds
+// those that have their result in errs, not found or a failed read; changed
+// is true when one was found still there with its seat released since it was
+// read, and its HoldsSeat in invs updated for a retry.
+func (s *Store) failedDeletes(ctx context.Context, invs []workspace.Invitation, pending, failed []int, errs []error) (done map[int]bool, changed bool) {
+	done = make(map[int]bool, len(failed))
+	for _, f := range failed {
+		if f/2 >= len(pending) {
+			continue
+		}
+		i := pending[f/2]
+		if f%2 == 0 && invs[i].HoldsSeat {
+			it, found, err := getItem[invitationItem](ctx, s, key(wsPK(invs[i].WorkspaceID), inviteSK(invs[i].ID)), "invitation")
+			if err != nil {
+				errs[i], done[i] = err, true
+				continue
+			}
+			if found && !it.HoldsSeat {
+				invs[i].HoldsSeat, changed = false, true
+				continue
+			}
+		}
+		errs[i], done[i] = workspace.NotFound("invitation not found"), true
+	}
+	return done, changed
 }
 
 // deleteItems builds the transaction deleting the invitations at idx: each

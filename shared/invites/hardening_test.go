@@ -393,3 +393,36 @@ func assertSeatsUsed(t *testing.T, env *apitest.Env, ws string, want int) {
 		t.Errorf("seatsUsed = %d, want %d", w.SeatsUsed, want)
 	}
 }
+
+// A revoke reads its invitations, then deletes them conditioned on their seat
+// as read. When a creation releases an expired invitation's seat in between,
+// the invitation is still there: it is revoked as it now stands, never
+// reported "not found", and no seat is freed twice.
+func TestARevokeRacingASeatReleaseStillRevokes(t *testing.T) {
+	env := apitest.New(t, bigFixture(2, false))
+	env.Clock.Advance(60 * 24 * time.Hour) // both invitations expired, still holding seats
+	ids := []string{"inv_00000", "inv_00001"}
+	read, err := env.Store.InvitationsByID(t.Context(), "ws_a", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := []workspace.Invitation{read[ids[0]], read[ids[1]]}
+	if !stale[0].HoldsSeat || !stale[1].HoldsSeat {
+		t.Fatalf("read %+v, want both holding seats", stale)
+	}
+	// Between the revoke's read and its write, a creation releases their seats.
+	if res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, `{"email": "fresh@alpha.example", "role": "member"}`); res.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	for i, err := range env.Store.DeleteInvitations(t.Context(), stale) {
+		if err != nil {
+			t.Errorf("revoke %s: %v, want it revoked", ids[i], err)
+		}
+	}
+	for _, inv := range listInvites(t, env, keyAdmin) {
+		if slices.Contains(ids, inv.ID) {
+			t.Errorf("invitation %s still listed after its revoke", inv.ID)
+		}
+	}
+	assertSeatsUsed(t, env, "ws_a", 2) // the member and the new invitation
+}

@@ -145,3 +145,37 @@ func TestAFailedReleaseIsReportedByItsSequenceNumber(t *testing.T) {
 		t.Errorf("result %s, want %s", got, want)
 	}
 }
+
+// The time to live removes an invitation and its claim one at a time. While
+// the claim outlives the invitation, a re-invitation of the address must take
+// a seat of its own: the removed invitation's seat is the retention function's
+// to free, and freeing it twice would let the workspace exceed its seats.
+func TestASeatFreedByTheRetentionFunctionDoesNotPassThroughTheClaimLeftBehind(t *testing.T) {
+	env := apitest.New(t, fixture)
+	res := env.Do(t, http.MethodPost, "/workspaceapi/invites", key, `{"email": "late@r.example", "role": "member", "expiresInDays": 1}`)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("invite: %d %s", res.Status, res.Body)
+	}
+	var inv struct{ ID string }
+	res.JSON(t, &inv)
+	env.Clock.Advance(48 * time.Hour)
+
+	// The time to live removes the invitation, not yet its claim.
+	db := dynamolocal.NewClient(t, nil)
+	if _, err := db.DeleteItem(t.Context(), &dynamodb.DeleteItemInput{TableName: aws.String(env.Store.Table()),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "WS#ws_r"}, "SK": &types.AttributeValueMemberS{Value: "INVITE#" + inv.ID}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := invoke(t, env, ttlRemoval("5", "ws_r", inv.ID, true, true)); got != `{"batchItemFailures":[]}` {
+		t.Fatalf("result %s, want no failures", got)
+	}
+	if got := seatsUsed(t, env); got != 1 {
+		t.Fatalf("seatsUsed = %d after the release, want 1 (the owner)", got)
+	}
+	if again := env.Do(t, http.MethodPost, "/workspaceapi/invites", key, `{"email": "late@r.example", "role": "member"}`); again.Status != http.StatusCreated {
+		t.Fatalf("re-invite: %d %s, want 201", again.Status, again.Body)
+	}
+	if got := seatsUsed(t, env); got != 2 {
+		t.Errorf("seatsUsed = %d, want 2 (the owner and the new invitation)", got)
+	}
+}

@@ -180,6 +180,8 @@ func TestKeyShapedTextIsNeverEchoed(t *testing.T) {
 		{"a key as a field name", http.MethodPost, `{"` + keyAdmin + `": true}`, 400},
 		{"a key as a team id", http.MethodPost, `{"email": "a@alpha.example", "role": "member", "teams": [{"teamId": "` + keyAdmin + `", "role": "member"}]}`, 404},
 		{"a key as a batch id", http.MethodDelete, `{"ids": ["inv_pending", "` + keyAdmin + `"]}`, 400},
+		{"a key as an e-mail's local part", http.MethodPost, `{"email": "` + keyAdmin + `@alpha.example", "role": "member"}`, 400},
+		{"key-shaped text inside an e-mail", http.MethodPost, `{"email": "x.wk_abc123@alpha.example", "role": "member"}`, 400},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,6 +190,9 @@ func TestKeyShapedTextIsNeverEchoed(t *testing.T) {
 				t.Errorf("status %d %s, want %d and no key-shaped text", res.Status, res.Body, tc.status)
 			}
 		})
+	}
+	if sent := env.Mail.Sent(); len(sent) != 0 {
+		t.Errorf("e-mails sent = %+v, want none to a key-shaped address", sent)
 	}
 	res := env.Do(t, http.MethodDelete, invitesPath, keyAdmin, `{"ids": ["inv_pending", "`+keyAdmin+`"]}`)
 	if msg := res.Error(t); !strings.Contains(msg, "ids[1]") {

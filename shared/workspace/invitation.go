@@ -95,14 +95,21 @@ type InviteRequest struct {
 }
 
 // Validate checks the request's own rules (those needing no stored state) and
-// returns a KindInvalid error naming the first field that breaks one. A team id
-// over MaxIDLength is not an error here: like any unknown id it is not found.
+// returns a KindInvalid error naming the first field that breaks one. An e-mail
+// holding key-shaped text is refused, never echoed. A team id over MaxIDLength
+// is not an error here: like any unknown id it is not found.
 func (r InviteRequest) Validate() error {
 	if r.Email == nil {
 		return Invalid("email is required")
 	}
 	if err := ValidateEmail(*r.Email); err != nil {
 		return err
+	}
+	if ContainsKey(*r.Email) {
+		// The pattern allows wk_ in a local part, but the address would be
+		// stored, listed, mailed and logged: no key-shaped text may be
+		// (decisions §11), and this is most likely a key pasted by mistake.
+		return Invalid("email looks like it holds an API key (not shown); keys go only in the Authorization header")
 	}
 	if r.Role == nil {
 		return Invalid("role is required")

@@ -21,7 +21,7 @@ func (s *Store) APIKey(ctx context.Context, hash string) (workspace.APIKey, erro
 		return workspace.APIKey{}, err
 	}
 	if !found {
-		return workspace.APIKey{}, workspace.NotFound("API key not found")
+		return workspace.APIKey{}, workspace.ErrAPIKeyNotFound
 	}
 	return it.domain(), nil
 }
@@ -34,7 +34,7 @@ func (s *Store) Member(ctx context.Context, ws, userID string) (workspace.Member
 		return workspace.Member{}, err
 	}
 	if !found {
-		return workspace.Member{}, workspace.NotFound("member not found")
+		return workspace.Member{}, workspace.ErrMemberNotFound
 	}
 	m := it.domain()
 	m.WorkspaceID = ws
@@ -103,14 +103,14 @@ func (s *Store) SetAPIKeyDisabled(ctx context.Context, ws, keyID string, disable
 			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 		})
 		if isConditionFailed(err) {
-			return workspace.NotFound("API key %s not found", keyID)
+			return workspace.ErrAPIKeyNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("update api key: %w", err)
 		}
 		return nil
 	}
-	return workspace.NotFound("API key %s not found", keyID)
+	return workspace.ErrAPIKeyNotFound
 }
 
 // isConditionFailed reports whether err is a failed condition of a single-item write.

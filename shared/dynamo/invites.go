@@ -34,7 +34,7 @@ func (s *Store) InviteSetup(ctx context.Context, ws, inviterID, email string) (I
 	var setup InviteSetup
 	meta, ok := found[[2]string{pk, skMeta}]
 	if !ok {
-		return InviteSetup{}, workspace.NotFound("workspace not found")
+		return InviteSetup{}, workspace.ErrWorkspaceNotFound
 	}
 	var w workspaceItem
 	if err := unmarshal(meta, &w); err != nil {
@@ -474,7 +474,7 @@ func (s *Store) failedDeletes(ctx context.Context, invs []workspace.Invitation, 
 				continue
 			}
 		}
-		errs[i], done[i] = workspace.NotFound("invitation not found"), true
+		errs[i], done[i] = workspace.ErrInvitationNotFound, true
 	}
 	return done, changed
 }

@@ -84,21 +84,30 @@ func headerValue(req events.APIGatewayProxyRequest, name string) string {
 	return strings.Join(headerValues(req, name), ",")
 }
 
-// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip: a
+// gzip entry decides by its weight, else a "*" entry does (RFC 9110 §12.5.3).
 func acceptsGzip(req events.APIGatewayProxyRequest) bool {
+	gzip, star := -1, -1 // -1: not listed; 0: refused; 1: accepted
 	for _, v := range headerValues(req, "Accept-Encoding") {
 		for _, part := range strings.Split(v, ",") {
 			coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-			if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
-				continue
-			}
 			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-			if q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000" {
-				return true
+			weight := 1
+			if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+				weight = 0
+			}
+			switch coding = strings.TrimSpace(coding); {
+			case strings.EqualFold(coding, "gzip"):
+				gzip = weight
+			case coding == "*":
+				star = weight
 			}
 		}
 	}
-	return false
+	if gzip >= 0 {
+		return gzip == 1
+	}
+	return star == 1
 }
 
 // gzipBase64 returns body gzipped and base64-encoded.

@@ -65,6 +65,8 @@ func TestResponsesAreFittedToLambdasPayloadLimit(t *testing.T) {
 		{"no Accept header: API Gateway would not decode base64, so no gzip", sized(100_000, false),
 			map[string]string{"Accept-Encoding": "gzip"}, 200, false},
 		{"gzip refused with q=0", sized(100_000, false), map[string]string{"Accept": "*/*", "Accept-Encoding": "gzip;q=0"}, 200, false},
+		{"gzip refused with q=0 beside *", sized(100_000, false), map[string]string{"Accept": "*/*", "Accept-Encoding": "gzip;q=0, *"}, 200, false},
+		{"any coding with *", sized(100_000, false), map[string]string{"Accept": "*/*", "Accept-Encoding": "*"}, 200, true},
 		{"8 MB that compresses fits once gzipped", sized(8<<20, false), gzipJSON, 200, true},
 		{"8 MB without gzip is a clear 413, not the gateway's 502", sized(8<<20, false), map[string]string{}, 413, false},
 		{"8 MB that does not compress is a 413 even with gzip", sized(8<<20, true), gzipJSON, 413, false},

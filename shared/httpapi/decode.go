@@ -24,8 +24,10 @@ const MaxBodyBytes = 256 << 10
 // read; a body without one is read as JSON (decisions §11). A body over
 // MaxBodyBytes is a KindTooLarge error. The rest is DecodeBytes.
 func Decode(r *http.Request, dst any) error {
-	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
-		return err
+	for _, ct := range r.Header.Values("Content-Type") { // every one, if repeated
+		if err := checkContentType(ct); err != nil {
+			return err
+		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {

@@ -228,3 +228,31 @@ func TestDecodeNeverEchoesAKey(t *testing.T) {
 		})
 	}
 }
+
+func TestEveryRepeatedContentTypeMustBeJSON(t *testing.T) {
+	tests := []struct {
+		name    string
+		values  []string
+		want415 bool
+	}{
+		{"JSON twice", []string{"application/json", "application/json; charset=utf-8"}, false},
+		{"JSON, then text", []string{"application/json", "text/plain"}, true},
+		{"text, then JSON", []string{"text/plain", "application/json"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/", strings.NewReader(`{"count": 1}`))
+			if tc.want415 {
+				req.Body = unreadBody{t}
+			}
+			for _, v := range tc.values {
+				req.Header.Add("Content-Type", v)
+			}
+			var dst body
+			err := httpapi.Decode(req, &dst)
+			if got := workspace.KindOf(err) == workspace.KindUnsupportedMedia; got != tc.want415 {
+				t.Errorf("Decode = %v, want 415: %t", err, tc.want415)
+			}
+		})
+	}
+}

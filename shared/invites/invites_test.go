@@ -102,7 +102,7 @@ func TestCreateInviteRules(t *testing.T) {
 		{"expiresInDays as text", keyAdmin, `{"email": "r@alpha.example", "role": "member", "expiresInDays": "7"}`, 400, "expiresInDays"},
 		{"malformed JSON", keyAdmin, `{"email": `, 400, "JSON"},
 		{"body not an object", keyAdmin, `["r@alpha.example"]`, 400, "object"},
-		{"unknown team", keyAdmin, `{"email": "r@alpha.example", "role": "member", "teams": [{"teamId": "team_zz", "role": "member"}]}`, 404, "team_zz"},
+		{"unknown team", keyAdmin, `{"email": "r@alpha.example", "role": "member", "teams": [{"teamId": "team_zz", "role": "member"}]}`, 404, "teams[0].teamId: team not found"},
 		{"another workspace's team", keyAdmin, `{"email": "r@alpha.example", "role": "member", "teams": [{"teamId": "team_other", "role": "member"}]}`, 404, "not found"},
 		{"already a member, other case", keyAdmin, `{"email": "ADMIN@alpha.EXAMPLE", "role": "member"}`, 400, "already a member"},
 		{"already pending, other case", keyAdmin, `{"email": "Pending@Alpha.Example", "role": "member"}`, 400, "pending invitation"},

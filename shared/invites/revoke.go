@@ -12,7 +12,7 @@ import (
 var revoked = map[string]string{"status": "revoked"}
 
 // notFound is the per-id error of an invitation the caller's workspace lacks.
-const notFound = "invitation not found"
+var notFound = workspace.ErrInvitationNotFound.Error()
 
 // revokeInvites handles DELETE /workspaceapi/invites: a batch that deletes the
 // listed invitations and frees their seats. An id that does not exist in the

@@ -78,3 +78,15 @@ func KindOf(err error) Kind {
 
 // IsNotFound reports whether err is a KindNotFound domain error.
 func IsNotFound(err error) bool { return KindOf(err) == KindNotFound }
+
+// Not-found errors the store returns, so each message is written once. An
+// entity of another workspace, or outside a team-scoped key's team, is
+// reported with the same error as one that does not exist.
+var (
+	ErrWorkspaceNotFound  = NotFound("workspace not found")
+	ErrMemberNotFound     = NotFound("member not found")
+	ErrTeamNotFound       = NotFound("team not found")
+	ErrAgentNotFound      = NotFound("agent not found")
+	ErrInvitationNotFound = NotFound("invitation not found")
+	ErrAPIKeyNotFound     = NotFound("API key not found")
+)

@@ -202,7 +202,8 @@ func CheckInvite(req InviteRequest, ws Workspace, teams map[string]bool, claim E
 	}
 	for i, t := range req.Teams {
 		if !teams[t.TeamID] {
-			return NotFound("teams[%d]: team %q not found", i, t.TeamID)
+			// The id is not repeated: it may be long, or not an id at all.
+			return NotFound("teams[%d].teamId: team not found", i)
 		}
 	}
 	if claim.MemberID != "" {

@@ -85,7 +85,7 @@ func TestCheckInviteAppliesTheRulesInTheirDocumentedOrder(t *testing.T) {
 	}{
 		{"team settings before the domain", req("x@other.example", "t1"), teamsOff, workspace.EmailClaim{}, workspace.KindInvalid, "team settings"},
 		{"domain before unknown teams", req("x@other.example", "nope"), teamsOn, workspace.EmailClaim{}, workspace.KindInvalid, "domain"},
-		{"unknown team before the claim", req("x@a.example", "nope"), teamsOn, workspace.EmailClaim{MemberID: "u1"}, workspace.KindNotFound, "teams[0]"},
+		{"unknown team before the claim", req("x@a.example", "nope"), teamsOn, workspace.EmailClaim{MemberID: "u1"}, workspace.KindNotFound, "teams[0].teamId"},
 		{"member", req("x@a.example", "t1"), teamsOn, workspace.EmailClaim{MemberID: "u1"}, workspace.KindInvalid, "already a member"},
 		{"pending invitation", req("x@a.example"), teamsOn, pending, workspace.KindInvalid, "pending invitation"},
 		{"expired invitation is no obstacle", req("x@a.example"), teamsOn,

@@ -1,0 +1,68 @@
+package workspace_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+func limit(v float64) *float64 { return &v }
+
+var (
+	stoppedDaily   = workspace.AgentState{Status: "stopped", Reason: "daily_limit"}
+	stoppedMonthly = workspace.AgentState{Status: "stopped", Reason: "monthly_limit"}
+	pausedTeam     = workspace.AgentState{Status: "paused", Reason: "team_limit"}
+)
+
+// The transition table of the specification and the rules of decisions §6.
+func TestCreditLimitsHoldAgentsBack(t *testing.T) {
+	tests := []struct {
+		name string
+		pos  workspace.CreditPosition
+		want workspace.AgentState
+	}{
+		{"no limits: running", workspace.CreditPosition{Today: 1e6, Month: 1e6, TeamMonth: 1e6}, workspace.Running},
+		{"below the daily limit: running", workspace.CreditPosition{DailyLimit: limit(10), Today: 9.99}, workspace.Running},
+		{"usage reaches the daily limit: stopped", workspace.CreditPosition{DailyLimit: limit(10), Today: 10}, stoppedDaily},
+		{"usage past the daily limit: stopped", workspace.CreditPosition{DailyLimit: limit(10), Today: 12}, stoppedDaily},
+		{"the workspace default applies without an own limit", workspace.CreditPosition{DefaultDailyLimit: limit(5), Today: 5}, stoppedDaily},
+		{"the agent's own limit beats the default", workspace.CreditPosition{DailyLimit: limit(8), DefaultDailyLimit: limit(5), Today: 6}, workspace.Running},
+		{"a daily limit of 0 stops at once", workspace.CreditPosition{DailyLimit: limit(0)}, stoppedDaily},
+		{"usage reaches the monthly limit: stopped", workspace.CreditPosition{MonthlyLimit: limit(100), Month: 100}, stoppedMonthly},
+		{"the team's month usage reaches its limit: paused", workspace.CreditPosition{TeamLimit: limit(500), TeamMonth: 500}, pausedTeam},
+		{"a new day frees the daily stop", workspace.CreditPosition{DailyLimit: limit(10), Today: 0, Month: 40}, workspace.Running},
+		{"a new month frees the monthly stop", workspace.CreditPosition{MonthlyLimit: limit(100), Today: 0, Month: 0}, workspace.Running},
+		{"a new month frees the team", workspace.CreditPosition{TeamLimit: limit(500), TeamMonth: 0}, workspace.Running},
+		{"a reset of today leaves the monthly stop", workspace.CreditPosition{DailyLimit: limit(10), MonthlyLimit: limit(100), Today: 0, Month: 100}, stoppedMonthly},
+		{"monthly outlasts daily", workspace.CreditPosition{DailyLimit: limit(10), MonthlyLimit: limit(100), Today: 10, Month: 100}, stoppedMonthly},
+		{"team outlasts monthly and daily", workspace.CreditPosition{DailyLimit: limit(10), MonthlyLimit: limit(100), Today: 10, Month: 100,
+			TeamLimit: limit(50), TeamMonth: 50}, pausedTeam},
+		{"a raised team limit resumes", workspace.CreditPosition{TeamLimit: limit(600), TeamMonth: 500}, workspace.Running},
+		{"a removed team limit resumes", workspace.CreditPosition{TeamLimit: nil, TeamMonth: 500}, workspace.Running},
+		{"a team limit set at the usage pauses", workspace.CreditPosition{TeamLimit: limit(500), TeamMonth: 500}, pausedTeam},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.pos.State(); got != tc.want {
+				t.Errorf("State() = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestImpactIsTheNewStateOnlyWhenItChanged(t *testing.T) {
+	if got := workspace.Impact(workspace.Running, workspace.Running); got != nil {
+		t.Errorf("Impact(running, running) = %+v, want nil", got)
+	}
+	if got := workspace.Impact(stoppedDaily, workspace.Running); got == nil || *got != workspace.Running {
+		t.Errorf("Impact(stopped, running) = %v, want running", got)
+	}
+}
+
+func TestUsagePeriodsAreUTCDaysAndMonths(t *testing.T) {
+	at := time.Date(2026, 12, 1, 0, 30, 0, 0, time.FixedZone("UTC+1", 3600)) // 23:30 UTC on Nov 30
+	if d, m := workspace.DayKey(at), workspace.MonthKey(at); d != "2026-11-30" || m != "2026-11" {
+		t.Errorf("DayKey, MonthKey = %s, %s; want 2026-11-30, 2026-11", d, m)
+	}
+}

@@ -36,7 +36,7 @@ const (
 // A request without Accept (Go's http.Client sends none) would get base64
 // text, so it is never compressed.
 func fitResponse(req events.APIGatewayProxyRequest, res events.APIGatewayProxyResponse) events.APIGatewayProxyResponse {
-	if !res.IsBase64Encoded && len(res.Body) > compressAbove && acceptsGzip(req) && headerValue(req, "Accept") != "" {
+	if !res.IsBase64Encoded && len(res.Body) > compressAbove && acceptsGzip(req) && len(headerValues(req, "Accept")) > 0 {
 		if zipped, err := gzipBase64(res.Body); err == nil {
 			res.Body, res.IsBase64Encoded = zipped, true
 			setHeader(&res, "Content-Encoding", "gzip")
@@ -77,11 +77,6 @@ func headerValues(req events.APIGatewayProxyRequest, name string) []string {
 		}
 	}
 	return values
-}
-
-// headerValue returns the request header name's values joined, "" when absent.
-func headerValue(req events.APIGatewayProxyRequest, name string) string {
-	return strings.Join(headerValues(req, name), ",")
 }
 
 // acceptsGzip reports whether the request's Accept-Encoding allows gzip: a

@@ -277,6 +277,3 @@ type EmailClaim struct {
 func (c EmailClaim) PendingInvite(now time.Time) bool {
 	return c.InviteID != "" && now.Before(c.InviteExpiresAt)
 }
-
-// Free reports whether nobody holds the address.
-func (c EmailClaim) Free() bool { return c.MemberID == "" && c.InviteID == "" }

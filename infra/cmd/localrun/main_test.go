@@ -25,15 +25,21 @@ import (
 func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }
 
 // startRunner runs the runner as `make run` does, on a free port, and returns its base URL.
-func startRunner(t *testing.T) (string, *lockedBuffer) {
+// freeAddr returns a loopback address no one listens on now.
+func freeAddr(t *testing.T) string {
 	t.Helper()
-	root := apitest.RepoRoot(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func startRunner(t *testing.T) (string, *lockedBuffer) {
+	t.Helper()
+	root := apitest.RepoRoot(t)
+	addr := freeAddr(t)
 	t.Setenv("ADDR", addr)
 	t.Setenv("DYNAMODB_ENDPOINT", dynamolocal.Endpoint(t))
 	t.Setenv("TABLE_NAME", fmt.Sprintf("runner-%d", time.Now().UnixNano()))
@@ -340,12 +346,7 @@ func TestRunnerServerBoundsSlowClients(t *testing.T) {
 
 func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
 	root := apitest.RepoRoot(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeAddr(t)
 	t.Setenv("ADDR", addr)
 	t.Setenv("DYNAMODB_ENDPOINT", "") // the runner starts its own
 	t.Setenv("TABLE_NAME", "runner-dies")

@@ -1,6 +1,8 @@
 package dynamo
 
 import (
+	"fmt"
+
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -19,6 +21,11 @@ const (
 	typeAgent      = "agent"
 	typeAPIKey     = "apiKey"
 	typeSeatFreed  = "seatRelease"
+	typeAgentState = "agentState"
+	typeTeamState  = "teamState"
+	typeUsage      = "usage"
+	typeEvent      = "event"
+	typeChat       = "chat"
 )
 
 // Claim kinds of an e-mail claim item.
@@ -38,6 +45,18 @@ const (
 	attrDisabled  = "disabled"
 	attrWorkspace = "workspaceId"
 	attrID        = "id"
+	attrAgentID   = "agentId"
+	attrTeamID    = "teamId"
+	attrStatus    = "status"
+	attrReason    = "statusReason"
+	attrPeriod    = "period"
+	attrVersion   = "version"
+	attrPaused    = "paused"
+	attrLastAt    = "lastActivityAt"
+	attrTotal     = "total"
+	attrDaily     = "dailyCreditLimit"
+	attrMonthly   = "monthlyCreditLimit"
+	attrCredits   = "creditsTotal"
 )
 
 // keys is the key part every item embeds; TTL is the table's time-to-live
@@ -47,6 +66,8 @@ type keys struct {
 	SK     string `dynamodbav:"SK"`
 	GSI1PK string `dynamodbav:"GSI1PK,omitempty"`
 	GSI1SK string `dynamodbav:"GSI1SK,omitempty"`
+	GSI2PK string `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK string `dynamodbav:"GSI2SK,omitempty"`
 	Entity string `dynamodbav:"entity"`
 	TTL    int64  `dynamodbav:"ttl,omitempty"`
 }
@@ -399,4 +420,81 @@ func listOrEmpty[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// agentStateItem is an agent's stored running state (absent: running, never
+// changed) and the time of its latest usage. While a limit holds the agent
+// back it sits in the resume index (GSI2) under the period that must end.
+type agentStateItem struct {
+	keys
+	WorkspaceID    string `dynamodbav:"workspaceId"`
+	AgentID        string `dynamodbav:"agentId"`
+	Status         string `dynamodbav:"status,omitempty"`
+	Reason         string `dynamodbav:"statusReason,omitempty"`
+	Period         string `dynamodbav:"period,omitempty"` // the day or month the stop lasts
+	Version        int64  `dynamodbav:"version"`
+	LastActivityAt string `dynamodbav:"lastActivityAt,omitempty"`
+}
+
+// own returns the agent's own state; an item never given one is running.
+func (i agentStateItem) own() workspace.AgentState {
+	if i.Status == "" || i.Status == workspace.StatusRunning {
+		return workspace.Running
+	}
+	return workspace.AgentState{Status: i.Status, Reason: i.Reason}
+}
+
+// teamStateItem is a team's paused flag; while paused it sits in the resume
+// index under the month that must end.
+type teamStateItem struct {
+	keys
+	WorkspaceID string `dynamodbav:"workspaceId"`
+	TeamID      string `dynamodbav:"teamId"`
+	Paused      bool   `dynamodbav:"paused"`
+	Period      string `dynamodbav:"period,omitempty"` // the month of the pause
+	Version     int64  `dynamodbav:"version"`
+}
+
+// counterItem is one shard of a team's or a workspace's month usage.
+type counterItem struct {
+	keys
+	Total float64 `dynamodbav:"total"`
+}
+
+// eventItem marks an ingest event as applied, for the dedup window.
+type eventItem struct {
+	keys
+	Type string `dynamodbav:"type"`
+}
+
+// monthUsage is an agent's usage in one UTC month: the usage item holds the
+// total and, per day DD, dDD (credits spent) and cDD (credits counted toward
+// that day's limit, zeroed by a daily-usage reset). The day attributes are
+// top-level so that one UpdateItem ADDs to them (ADD takes top-level
+// attributes only).
+type monthUsage struct {
+	Total   float64
+	Spent   [32]float64 // by day of month
+	Counted [32]float64
+}
+
+func spentAttr(day int) string   { return fmt.Sprintf("d%02d", day) }
+func countedAttr(day int) string { return fmt.Sprintf("c%02d", day) }
+
+// loadMonthUsage decodes a usage item; a missing item (nil) is no usage.
+func loadMonthUsage(raw item) (monthUsage, error) {
+	var u monthUsage
+	if raw == nil {
+		return u, nil
+	}
+	var m map[string]any
+	if err := unmarshal(raw, &m); err != nil {
+		return u, err
+	}
+	num := func(name string) float64 { f, _ := m[name].(float64); return f }
+	u.Total = num(attrTotal)
+	for d := 1; d <= 31; d++ {
+		u.Spent[d], u.Counted[d] = num(spentAttr(d)), num(countedAttr(d))
+	}
+	return u, nil
 }

@@ -19,6 +19,30 @@
 //	API key             KEY#<sha256 hex>    KEY                             WS#<ws>#KEYS               KEY#<keyId>
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //
+// The credit engine keeps each agent's and team's counters and running state
+// in a partition of their own, so a busy agent never throttles its workspace's
+// partition, and GSI2 (projection ALL) is its sparse resume index:
+//
+//	item                PK                           SK                        GSI2PK                  GSI2SK
+//	agent credit state  WS#<ws>#AGENTDATA#<agentId>  STATE                     RESUME#DAY#<shard>      <day>#<ws>#<agentId>     (only while stopped by its daily limit)
+//	                                                                           RESUME#MONTH#<shard>    <month>#<ws>#<agentId>   (only while stopped by its monthly limit)
+//	agent month usage   WS#<ws>#AGENTDATA#<agentId>  USAGE#<YYYY-MM>           (total; dDD spent on day DD; cDD counted toward day DD's limit, zeroed by a reset)
+//	chat                WS#<ws>#AGENTDATA#<agentId>  CHAT#<chatId>             (creditsTotal here; the agent-data issue adds the rest)
+//	team credit state   WS#<ws>#TEAMDATA#<teamId>    STATE                     RESUME#TEAM#<shard>     <month>#<ws>#<teamId>    (only while paused)
+//	team month usage    WS#<ws>#TEAMDATA#<teamId>    USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
+//	workspace usage     WS#<ws>#USAGE                USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
+//	applied event       WS#<ws>#EVENT#<eventId>      EVENT                     (ttl: the dedup window)
+//
+// Every counter is keyed by its UTC period, so a counter never mixes two
+// periods, whenever the scheduler runs. Usage is applied in one transaction
+// with the events' markers (attribute_not_exists), so an event counts once.
+// The team's and the workspace's month counters are split into usageShards
+// items, one picked per transaction, so concurrent transactions of one team
+// rarely meet on an item (real DynamoDB cancels those that do); readers sum
+// the shards with one BatchGetItem. Running states carry a version that every
+// change increments under a condition on the version read, so a decision made
+// on stale figures fails and is taken again on fresh ones.
+//
 // Invariants kept by conditional writes and transactions:
 //   - An e-mail claim exists for every member and every invitation; creating
 //     either puts the claim with attribute_not_exists, so one address is one
@@ -43,6 +67,8 @@
 package dynamo
 
 import (
+	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 )
@@ -84,6 +110,43 @@ func teamGSI1PK(ws, team string) string     { return wsPK(ws) + "#TEAM#" + team 
 func keysGSI1PK(ws string) string           { return wsPK(ws) + "#KEYS" }
 func keyGSI1SK(id string) string            { return "KEY#" + id }
 func seatsGSI1PK(ws string) string          { return wsPK(ws) + "#SEATS" }
+
+// Keys of the credit engine's items (see the table above).
+const (
+	attrGSI2PK = "GSI2PK"
+	attrGSI2SK = "GSI2SK"
+	// IndexGSI2 is the sparse index of running states waiting for a new
+	// period: agents stopped by a limit, paused teams.
+	IndexGSI2    = "GSI2"
+	skState      = "STATE"
+	skEvent      = "EVENT"
+	prefixUsage  = "USAGE#"
+	prefixChat   = "CHAT#"
+	usageShards  = 8
+	resumeShards = 8
+	resumeDay    = "RESUME#DAY#"
+	resumeMonth  = "RESUME#MONTH#"
+	resumeTeam   = "RESUME#TEAM#"
+)
+
+func agentDataPK(ws, agent string) string { return wsPK(ws) + "#AGENTDATA#" + agent }
+func teamDataPK(ws, team string) string   { return wsPK(ws) + "#TEAMDATA#" + team }
+func workspaceUsagePK(ws string) string   { return wsPK(ws) + "#USAGE" }
+func eventPK(ws, id string) string        { return wsPK(ws) + "#EVENT#" + id }
+func usageSK(month string) string         { return prefixUsage + month }
+func chatSK(chat string) string           { return prefixChat + chat }
+func shardSK(month string, shard int) string {
+	return fmt.Sprintf("%s%s#%d", prefixUsage, month, shard)
+}
+
+// resumeGSI2 returns the resume-index keys of an entity held back until the
+// period after period: the partition is spread over resumeShards by a hash of
+// the entity, so a wave of stops never lands on one index partition.
+func resumeGSI2(prefix, ws, id, period string) (pk, sk string) {
+	h := fnv.New32a()
+	h.Write([]byte(ws + "\x00" + id))
+	return fmt.Sprintf("%s%d", prefix, h.Sum32()%resumeShards), period + "#" + ws + "#" + id
+}
 
 // seatGSI1SK sorts seat holders by expiry, then id.
 func seatGSI1SK(expires time.Time, id string) string { return storedTime(expires) + "#" + id }

@@ -22,6 +22,8 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrSK), AttributeType: s},
 			{AttributeName: aws.String(attrGSI1PK), AttributeType: s},
 			{AttributeName: aws.String(attrGSI1SK), AttributeType: s},
+			{AttributeName: aws.String(attrGSI2PK), AttributeType: s},
+			{AttributeName: aws.String(attrGSI2SK), AttributeType: s},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
@@ -32,6 +34,13 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(attrGSI1PK), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(attrGSI1SK), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}, {
+			IndexName: aws.String(IndexGSI2),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(attrGSI2PK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(attrGSI2SK), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		}},

@@ -1,6 +1,9 @@
 package workspace
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Agent running statuses (decisions §5, §6).
 const (
@@ -100,3 +103,224 @@ func DayKey(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // MonthKey names the UTC month of t ("2026-11").
 func MonthKey(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// OwnState is the state the agent's own limits call for, leaving its team
+// out: the team's pause is kept on the team, so that pausing or resuming a
+// team is one write however many agents it has.
+func (p CreditPosition) OwnState() AgentState {
+	q := p
+	q.TeamLimit = nil
+	return q.State()
+}
+
+// rank orders states by how lasting their reason is.
+func rank(s AgentState) int {
+	switch s.Reason {
+	case ReasonTeamLimit:
+		return 3
+	case ReasonMonthlyLimit:
+		return 2
+	case ReasonDailyLimit:
+		return 1
+	}
+	return 0
+}
+
+// Escalate is the state usage leaves an agent in: usage only ever holds an
+// agent back further (a more lasting reason replaces a less lasting one);
+// only a new period, a reset or a limit change resumes it.
+func Escalate(stored, computed AgentState) AgentState {
+	if rank(computed) > rank(stored) {
+		return computed
+	}
+	return stored
+}
+
+// AgentCredit is an agent's credit standing as every reader sees it: its
+// position in the current UTC day and month, the running state stored for
+// it, and whether its team is paused.
+type AgentCredit struct {
+	Position CreditPosition
+	// Own is the agent's stored own state: running, or stopped by its daily
+	// or monthly limit. It changes only through usage, limit changes, resets
+	// and scheduler runs (decisions §10), so a new day does not resume an
+	// agent before the scheduler has run.
+	Own AgentState
+	// TeamPaused is the stored paused flag of the agent's team.
+	TeamPaused bool
+	// LastActivityAt is the time of the agent's latest recorded usage; zero
+	// when there is none.
+	LastActivityAt time.Time
+}
+
+// State is the agent's running state: paused while its team is, else its own.
+func (c AgentCredit) State() AgentState {
+	if c.TeamPaused {
+		return AgentState{Status: StatusPaused, Reason: ReasonTeamLimit}
+	}
+	return c.Own
+}
+
+// Limits returns the limits in force for the agent.
+func (c AgentCredit) Limits() CreditLimits {
+	return CreditLimits{
+		Daily: c.Position.DailyLimit, Monthly: c.Position.MonthlyLimit,
+		EffectiveDaily: c.Position.EffectiveDailyLimit(),
+	}
+}
+
+// CreditLimits are the limits in force for an agent; nil: none.
+type CreditLimits struct {
+	Daily, Monthly, EffectiveDaily *float64
+}
+
+// MaxCredits bounds every credit figure the service takes: a credit limit,
+// and the credits of one usage event. Past it, float64 sums stop being exact
+// to the hundredth of a credit.
+const MaxCredits = 1e12
+
+// CheckCredits returns a KindInvalid error naming field unless v is a credit
+// figure: a finite number from min up to MaxCredits.
+func CheckCredits(field string, v float64, positive bool) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return Invalid("%s must be a number", field)
+	case positive && v <= 0:
+		return Invalid("%s must be greater than 0", field)
+	case v < 0:
+		return Invalid("%s must be at least 0", field)
+	case v > MaxCredits:
+		return Invalid("%s must be at most %g", field, float64(MaxCredits))
+	}
+	return nil
+}
+
+// LimitChange is a change of an agent's credit limits: omitted leaves a limit
+// as it is; null clears it (the daily limit then falls back to the
+// workspace's default, the monthly limit is removed).
+type LimitChange struct {
+	Daily, Monthly Nullable[float64]
+}
+
+// Check validates the change: at least one limit, each at least 0.
+func (c LimitChange) Check() error {
+	if c.Daily.Omitted() && c.Monthly.Omitted() {
+		return Invalid("give dailyCreditLimit, monthlyCreditLimit or both")
+	}
+	if v, ok := c.Daily.Get(); ok {
+		if err := CheckCredits("dailyCreditLimit", v, false); err != nil {
+			return err
+		}
+	}
+	if v, ok := c.Monthly.Get(); ok {
+		if err := CheckCredits("monthlyCreditLimit", v, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TouchesMonthly reports whether the change names the monthly limit, which
+// only workspace admins may change.
+func (c LimitChange) TouchesMonthly() bool { return !c.Monthly.Omitted() }
+
+// Apply returns the limits after the change, and whether they differ from
+// daily and monthly.
+func (c LimitChange) Apply(daily, monthly *float64) (newDaily, newMonthly *float64, changed bool) {
+	newDaily, newMonthly = apply(c.Daily, daily), apply(c.Monthly, monthly)
+	return newDaily, newMonthly, !SameLimit(newDaily, daily) || !SameLimit(newMonthly, monthly)
+}
+
+func apply(n Nullable[float64], current *float64) *float64 {
+	if n.Omitted() {
+		return current
+	}
+	if v, ok := n.Get(); ok {
+		return &v
+	}
+	return nil
+}
+
+// SameLimit reports whether two limits are equal (nil: none).
+func SameLimit(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// Usage is one credits.used ingest event: credits an agent used at a time,
+// possibly in a chat.
+type Usage struct {
+	EventID     string
+	WorkspaceID string
+	AgentID     string
+	// ChatID, when set, names the chat whose creditsTotal the credits add to.
+	ChatID     string
+	Credits    float64
+	OccurredAt time.Time
+}
+
+// MaxUsageSkew is how far in the future a usage event's occurredAt may lie,
+// for clock skew between the platform and this service; later is invalid,
+// since it would count in a period that has not begun.
+const MaxUsageSkew = 5 * time.Minute
+
+// CreditOutcome is one id's result in a credit batch (limits, daily-usage
+// reset): Err is set on failure (a not-found error for an id the caller
+// cannot see); otherwise Limits are the limits now in force, Unchanged says
+// nothing was written, and Impact is the agent's new running state when the
+// write changed it.
+type CreditOutcome struct {
+	ID        string
+	Name      string // empty when the agent was not found
+	Err       error
+	Unchanged bool
+	Limits    CreditLimits
+	Impact    *AgentState
+}
+
+// TeamLimitOutcome is the result of setting or removing a team's monthly
+// credit limit.
+type TeamLimitOutcome struct {
+	Team      Team // with the limit now in force
+	Unchanged bool
+	// Paused is whether the team's agents are paused now.
+	Paused bool
+}
+
+// Transition is a running-state change the credit engine made, for logs and
+// tests: an agent's own state (TeamID empty) or a team's pause (AgentID empty).
+type Transition struct {
+	WorkspaceID, AgentID, TeamID string
+	State                        AgentState
+}
+
+// TeamCredits is a team's line of the credits report.
+type TeamCredits struct {
+	Team   Team
+	Used   float64
+	Paused bool
+}
+
+// AgentCredits is an agent's line of the credits report.
+type AgentCredits struct {
+	Agent        Agent
+	Credit       AgentCredit
+	Today, Month float64
+}
+
+// CreditsReport is a workspace's credit use in one UTC month.
+type CreditsReport struct {
+	Month             string // YYYY-MM
+	Total             float64
+	DefaultDailyLimit *float64
+	Teams             []TeamCredits
+	Agents            []AgentCredits
+}
+
+// DayUsage is an agent's credit use on one UTC day.
+type DayUsage struct {
+	Day     string // YYYY-MM-DD
+	Credits float64
+}

@@ -1,4 +1,4 @@
-package httpapi_test
+package fanout_test
 
 import (
 	"context"
@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/fanout"
 )
 
-func TestFanOutRunsEveryCallWithinItsBound(t *testing.T) {
-	for _, limit := range []int{1, 3, httpapi.BatchConcurrency} {
+func TestRunRunsEveryCallWithinItsBound(t *testing.T) {
+	for _, limit := range []int{1, 3, fanout.Limit} {
 		var running, peak atomic.Int32
 		done := make([]bool, 25)
-		httpapi.FanOut(context.Background(), len(done), limit, func(_ context.Context, i int) {
+		fanout.Run(context.Background(), len(done), limit, func(_ context.Context, i int) {
 			n := running.Add(1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 			}
@@ -32,11 +32,11 @@ func TestFanOutRunsEveryCallWithinItsBound(t *testing.T) {
 	}
 }
 
-func TestFanOutStillCallsEveryIndexOnACancelledContext(t *testing.T) {
+func TestRunStillCallsEveryIndexOnACancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var calls atomic.Int32
-	httpapi.FanOut(ctx, 10, 2, func(ctx context.Context, _ int) {
+	fanout.Run(ctx, 10, 2, func(ctx context.Context, _ int) {
 		if ctx.Err() != nil {
 			calls.Add(1)
 		}

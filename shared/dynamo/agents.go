@@ -1,0 +1,232 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// agentsQuery is the Query of ws's agents in id order, or of team's agents
+// (GSI1) when team is not empty.
+func agentsQuery(ws, team string) (*dynamodb.QueryInput, error) {
+	cond := expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(prefixAgent))
+	if team != "" {
+		cond = expression.Key(attrGSI1PK).Equal(expression.Value(teamGSI1PK(ws, team))).
+			And(expression.Key(attrGSI1SK).BeginsWith(prefixAgent))
+	}
+	e, err := build(expression.NewBuilder().WithKeyCondition(cond))
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.QueryInput{
+		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}
+	if team != "" {
+		in.IndexName = aws.String(IndexGSI1)
+	}
+	return in, nil
+}
+
+// agentStartKey is the exclusive start key after agent id in agentsQuery.
+func agentStartKey(ws, team, id string) item {
+	k := key(wsPK(ws), agentSK(id))
+	if team != "" {
+		k[attrGSI1PK] = &types.AttributeValueMemberS{Value: teamGSI1PK(ws, team)}
+		k[attrGSI1SK] = &types.AttributeValueMemberS{Value: agentSK(id)}
+	}
+	return k
+}
+
+// AgentPage lists up to limit agents of ws in id order (only team's when team
+// is not empty), private agents included, starting after the agent id after
+// ("" for the first page); more tells whether others follow. One Query per
+// 1 MB page: a page of 1,000 agents is one round trip.
+func (s *Store) AgentPage(ctx context.Context, ws, team, after string, limit int) (agents []workspace.Agent, more bool, err error) {
+	in, err := agentsQuery(ws, team)
+	if err != nil {
+		return nil, false, err
+	}
+	var start item
+	if after != "" {
+		start = agentStartKey(ws, team, after)
+	}
+	return queryPage(ctx, s, in, start, limit, "agents", agentItem.domain)
+}
+
+// AgentCredits returns the credit standing of each of agents (of workspace
+// ws, as listed) in the UTC day and month of now, by agent id: one
+// BatchGetItem per 100 keys of their states, this month's usage, their
+// teams' states and the workspace.
+func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.Agent, now time.Time) (map[string]workspace.AgentCredit, error) {
+	refs := make([]agentRef, len(agents))
+	for i, a := range agents {
+		refs[i] = agentRef{ws: ws, agent: a.ID, team: a.TeamID}
+	}
+	out := make(map[string]workspace.AgentCredit, len(agents))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	st, err := s.readStandings(ctx, refs, now, readOpts{noTeamItems: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range agents {
+		a.WorkspaceID = ws
+		sd, err := st.standing(a, false)
+		if err != nil {
+			return nil, err
+		}
+		out[a.ID] = sd.credit
+	}
+	return out, nil
+}
+
+// CreditsReport returns workspace ws's credit use in the UTC month month
+// (YYYY-MM): the workspace's total, every team's (with its limit and paused
+// flag) and every agent's, private agents included, with their current
+// limits and running states; creditsToday is 0 for another month than now's.
+// Round trips: the Queries of the teams and the agents (one per 1 MB page),
+// and one BatchGetItem per 100 counters.
+func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error) {
+	teams, err := s.Teams(ctx, ws)
+	if err != nil {
+		return workspace.CreditsReport{}, err
+	}
+	in, err := agentsQuery(ws, "")
+	if err != nil {
+		return workspace.CreditsReport{}, err
+	}
+	agents, err := queryAll(ctx, s, in, "agents", agentItem.domain)
+	if err != nil {
+		return workspace.CreditsReport{}, err
+	}
+	current := month == workspace.MonthKey(now)
+	var keys []item
+	keys = append(keys, key(wsPK(ws), skMeta))
+	for i := range usageShards {
+		keys = append(keys, key(workspaceUsagePK(ws), shardSK(month, i)))
+	}
+	for _, t := range teams {
+		keys = append(keys, key(teamDataPK(ws, t.ID), skState))
+		for i := range usageShards {
+			keys = append(keys, key(teamDataPK(ws, t.ID), shardSK(month, i)))
+		}
+	}
+	for _, a := range agents {
+		keys = append(keys, key(agentDataPK(ws, a.ID), skState), key(agentDataPK(ws, a.ID), usageSK(month)))
+		if !current {
+			keys = append(keys, key(agentDataPK(ws, a.ID), usageSK(workspace.MonthKey(now))))
+		}
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return workspace.CreditsReport{}, err
+	}
+	st := &standings{now: now, items: found}
+	w, wsFound, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+	if err != nil {
+		return workspace.CreditsReport{}, err
+	}
+	if !wsFound {
+		return workspace.CreditsReport{}, workspace.ErrWorkspaceNotFound
+	}
+	shardSum := func(pk string) (float64, error) {
+		total := 0.0
+		for i := range usageShards {
+			c, _, err := decodeAt[counterItem](st, pk, shardSK(month, i))
+			if err != nil {
+				return 0, err
+			}
+			total += c.Total
+		}
+		return total, nil
+	}
+	rep := workspace.CreditsReport{Month: month, DefaultDailyLimit: w.DefaultDailyCreditLimit,
+		Teams: []workspace.TeamCredits{}, Agents: []workspace.AgentCredits{}}
+	if rep.Total, err = shardSum(workspaceUsagePK(ws)); err != nil {
+		return workspace.CreditsReport{}, err
+	}
+	for _, t := range teams {
+		used, err := shardSum(teamDataPK(ws, t.ID))
+		if err != nil {
+			return workspace.CreditsReport{}, err
+		}
+		state, err := st.teamState(ws, t.ID)
+		if err != nil {
+			return workspace.CreditsReport{}, err
+		}
+		rep.Teams = append(rep.Teams, workspace.TeamCredits{Team: t, Used: used, Paused: state.Paused})
+	}
+	for _, a := range agents {
+		sd, err := st.standing(a, false)
+		if err != nil {
+			return workspace.CreditsReport{}, err
+		}
+		line := workspace.AgentCredits{Agent: a, Credit: sd.credit, Today: sd.credit.Position.Today, Month: sd.credit.Position.Month}
+		if !current {
+			u, err := loadMonthUsage(found[[2]string{agentDataPK(ws, a.ID), usageSK(month)}])
+			if err != nil {
+				return workspace.CreditsReport{}, err
+			}
+			line.Today, line.Month = 0, u.Total
+		}
+		rep.Agents = append(rep.Agents, line)
+	}
+	return rep, nil
+}
+
+// Teams lists every team of ws in id order, one Query per 1 MB page.
+func (s *Store) Teams(ctx context.Context, ws string) ([]workspace.Team, error) {
+	e, err := build(expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(prefixTeam))))
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, s, &dynamodb.QueryInput{
+		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}, "teams", teamItem.domain)
+}
+
+// AgentDailyUsage returns agent agentID's credits spent on each UTC day from
+// from to to (YYYY-MM-DD, inclusive), oldest first, 0 on days without usage:
+// one Query of the months the days fall in. Spend is what was used, so a
+// daily-usage reset (which only zeroes what counts toward the daily limit)
+// does not change it.
+func (s *Store) AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error) {
+	e, err := build(expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrPK).Equal(expression.Value(agentDataPK(ws, agentID))).
+			And(expression.Key(attrSK).Between(expression.Value(usageSK(workspace.MonthKey(from))), expression.Value(usageSK(workspace.MonthKey(to)))))))
+	if err != nil {
+		return nil, err
+	}
+	months := map[string]monthUsage{}
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("query usage: %w", err)
+		}
+		for _, raw := range page.Items {
+			u, err := loadMonthUsage(raw)
+			if err != nil {
+				return nil, err
+			}
+			months[itemKey(raw)[1]] = u
+		}
+	}
+	var out []workspace.DayUsage
+	for d := from.UTC(); !d.After(to); d = d.AddDate(0, 0, 1) {
+		out = append(out, workspace.DayUsage{Day: workspace.DayKey(d), Credits: months[usageSK(workspace.MonthKey(d))].Spent[d.Day()]})
+	}
+	return out, nil
+}

@@ -1,0 +1,319 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// This file reads what decides agents' running states (their standings) and
+// writes state changes under the version conditions of keys.go.
+
+// agentRef names an agent and the team its usage is attributed to.
+type agentRef struct{ ws, agent, team string }
+
+func refOf(a workspace.Agent) agentRef {
+	return agentRef{ws: a.WorkspaceID, agent: a.ID, team: a.TeamID}
+}
+
+// readOpts says what a standings read includes beyond the agents' states,
+// current month usage, workspaces and teams' limits and states.
+type readOpts struct {
+	agents      bool // the agent items themselves (their limits, freshly)
+	teamUsage   bool // the teams' month usage shards
+	noTeamItems bool // leave out the teams' items (their limits)
+}
+
+// standings is one batch read of everything that decides some agents'
+// running states in the UTC day and month of now.
+type standings struct {
+	now   time.Time
+	items map[[2]string]item
+}
+
+// readStandings reads, in ceil(keys/100) BatchGetItem calls, the standings of
+// refs: per agent its state and this month's usage (and its item with
+// opts.agents), per workspace its item, per team its item and state (and its
+// month usage shards with opts.teamUsage).
+func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Time, opts readOpts) (*standings, error) {
+	month := workspace.MonthKey(now)
+	seen := map[[2]string]bool{}
+	var keys []item
+	add := func(pk, sk string) {
+		if k := [2]string{pk, sk}; !seen[k] {
+			seen[k] = true
+			keys = append(keys, key(pk, sk))
+		}
+	}
+	for _, r := range refs {
+		add(agentDataPK(r.ws, r.agent), skState)
+		add(agentDataPK(r.ws, r.agent), usageSK(month))
+		add(wsPK(r.ws), skMeta)
+		if opts.agents {
+			add(wsPK(r.ws), agentSK(r.agent))
+		}
+		if r.team != "" {
+			if !opts.noTeamItems {
+				add(wsPK(r.ws), teamSK(r.team))
+			}
+			add(teamDataPK(r.ws, r.team), skState)
+			if opts.teamUsage {
+				for i := range usageShards {
+					add(teamDataPK(r.ws, r.team), shardSK(month, i))
+				}
+			}
+		}
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	return &standings{now: now, items: found}, nil
+}
+
+// decodeAt decodes the item at pk, sk into an I; found is false when there is none.
+func decodeAt[I any](st *standings, pk, sk string) (it I, found bool, err error) {
+	raw, ok := st.items[[2]string{pk, sk}]
+	if !ok {
+		return it, false, nil
+	}
+	return it, true, unmarshal(raw, &it)
+}
+
+// agent returns the agent item read with opts.agents.
+func (st *standings) agent(r agentRef) (workspace.Agent, bool, error) {
+	it, found, err := decodeAt[agentItem](st, wsPK(r.ws), agentSK(r.agent))
+	return it.domain(), found, err
+}
+
+func (st *standings) agentState(r agentRef) (agentStateItem, error) {
+	it, _, err := decodeAt[agentStateItem](st, agentDataPK(r.ws, r.agent), skState)
+	return it, err
+}
+
+func (st *standings) usage(r agentRef) (monthUsage, error) {
+	return loadMonthUsage(st.items[[2]string{agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(st.now))}])
+}
+
+func (st *standings) teamState(ws, team string) (teamStateItem, error) {
+	it, _, err := decodeAt[teamStateItem](st, teamDataPK(ws, team), skState)
+	return it, err
+}
+
+// teamUsed sums the team's month usage shards (read with opts.teamUsage).
+func (st *standings) teamUsed(ws, team string) (float64, error) {
+	total := 0.0
+	for i := range usageShards {
+		c, _, err := decodeAt[counterItem](st, teamDataPK(ws, team), shardSK(workspace.MonthKey(st.now), i))
+		if err != nil {
+			return 0, err
+		}
+		total += c.Total
+	}
+	return total, nil
+}
+
+// standing is one agent's standing decoded.
+type standing struct {
+	credit workspace.AgentCredit
+	state  agentStateItem
+	usage  monthUsage
+	team   teamStateItem // zero without a team
+}
+
+// standing decodes the standing of agent a (whose limits are a's), reading
+// its team's usage only when the read included it.
+func (st *standings) standing(a workspace.Agent, teamUsage bool) (standing, error) {
+	r := refOf(a)
+	var out standing
+	var err error
+	if out.state, err = st.agentState(r); err != nil {
+		return out, err
+	}
+	if out.usage, err = st.usage(r); err != nil {
+		return out, err
+	}
+	w, _, err := decodeAt[workspaceItem](st, wsPK(r.ws), skMeta)
+	if err != nil {
+		return out, err
+	}
+	pos := workspace.CreditPosition{
+		DailyLimit: a.DailyCreditLimit, DefaultDailyLimit: w.DefaultDailyCreditLimit, MonthlyLimit: a.MonthlyCreditLimit,
+		Today: out.usage.Counted[st.now.UTC().Day()], Month: out.usage.Total,
+	}
+	if r.team != "" {
+		t, _, err := decodeAt[teamItem](st, wsPK(r.ws), teamSK(r.team))
+		if err != nil {
+			return out, err
+		}
+		pos.TeamLimit = t.MonthlyCreditLimit
+		if out.team, err = st.teamState(r.ws, r.team); err != nil {
+			return out, err
+		}
+		if teamUsage {
+			if pos.TeamMonth, err = st.teamUsed(r.ws, r.team); err != nil {
+				return out, err
+			}
+		}
+	}
+	out.credit = workspace.AgentCredit{
+		Position: pos, Own: out.state.own(), TeamPaused: out.team.Paused,
+		LastActivityAt: optionalTime(out.state.LastActivityAt),
+	}
+	return out, nil
+}
+
+// optionalTime reads a stored timestamp that may be absent (zero time).
+func optionalTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	return loadedTime(s)
+}
+
+// errStale reports a state write whose version condition failed: another
+// change came first, and the decision must be taken again on fresh figures.
+var errStale = errors.New("running state changed concurrently")
+
+// maxReevaluations bounds how often one decision is taken again after losing
+// a race; each loss means another writer made progress.
+const maxReevaluations = 8
+
+// versionIs is the condition that the state item still has version v.
+func versionIs(v int64) expression.ConditionBuilder {
+	if v == 0 {
+		return expression.AttributeNotExists(expression.Name(attrVersion))
+	}
+	return expression.Name(attrVersion).Equal(expression.Value(v))
+}
+
+// agentStateUpdate sets agent r's own state to to (a new version of state v),
+// moving it in or out of the resume index.
+func agentStateUpdate(r agentRef, to workspace.AgentState, now time.Time) expression.UpdateBuilder {
+	upd := expression.Set(expression.Name(attrWorkspace), expression.Value(r.ws)).
+		Set(expression.Name(attrAgentID), expression.Value(r.agent)).
+		Set(expression.Name(attrEntity), expression.Value(typeAgentState)).
+		Add(expression.Name(attrVersion), expression.Value(1))
+	if to.IsRunning() {
+		return upd.Set(expression.Name(attrStatus), expression.Value(workspace.StatusRunning)).
+			Remove(expression.Name(attrReason)).Remove(expression.Name(attrPeriod)).
+			Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
+	}
+	prefix, period := resumeDay, workspace.DayKey(now)
+	if to.Reason == workspace.ReasonMonthlyLimit {
+		prefix, period = resumeMonth, workspace.MonthKey(now)
+	}
+	pk, sk := resumeGSI2(prefix, r.ws, r.agent, period)
+	return upd.Set(expression.Name(attrStatus), expression.Value(to.Status)).
+		Set(expression.Name(attrReason), expression.Value(to.Reason)).
+		Set(expression.Name(attrPeriod), expression.Value(period)).
+		Set(expression.Name(attrGSI2PK), expression.Value(pk)).
+		Set(expression.Name(attrGSI2SK), expression.Value(sk))
+}
+
+// teamStateUpdate pauses or resumes team (ws, team) as a new version.
+func teamStateUpdate(ws, team string, paused bool, now time.Time) expression.UpdateBuilder {
+	upd := expression.Set(expression.Name(attrWorkspace), expression.Value(ws)).
+		Set(expression.Name(attrTeamID), expression.Value(team)).
+		Set(expression.Name(attrEntity), expression.Value(typeTeamState)).
+		Set(expression.Name(attrPaused), expression.Value(paused)).
+		Add(expression.Name(attrVersion), expression.Value(1))
+	if !paused {
+		return upd.Remove(expression.Name(attrPeriod)).Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
+	}
+	month := workspace.MonthKey(now)
+	pk, sk := resumeGSI2(resumeTeam, ws, team, month)
+	return upd.Set(expression.Name(attrPeriod), expression.Value(month)).
+		Set(expression.Name(attrGSI2PK), expression.Value(pk)).Set(expression.Name(attrGSI2SK), expression.Value(sk))
+}
+
+// writeVersioned runs a single conditional update as a one-item transaction
+// (so conflicts are retried like every transaction's) and returns errStale
+// when its condition failed.
+func (s *Store) writeVersioned(ctx context.Context, k item, upd expression.UpdateBuilder, cond expression.ConditionBuilder) error {
+	tx, err := s.update(k, upd, &cond)
+	if err != nil {
+		return err
+	}
+	failed, err := s.transact(ctx, []types.TransactWriteItem{tx})
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return errStale
+	}
+	return nil
+}
+
+// settleAgent applies usage's effect to agent a: its own state escalates to
+// what its figures call for. On a lost race it reads the agent's standing
+// again and decides again. It returns the transition it made, if any.
+func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standings) (*workspace.Transition, error) {
+	r := refOf(a)
+	for attempt := 0; ; attempt++ {
+		sd, err := st.standing(a, false)
+		if err != nil {
+			return nil, err
+		}
+		to := workspace.Escalate(sd.credit.Own, sd.credit.Position.OwnState())
+		if to == sd.credit.Own {
+			return nil, nil
+		}
+		err = s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState),
+			agentStateUpdate(r, to, st.now), versionIs(sd.state.Version))
+		if err == nil {
+			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: to}, nil
+		}
+		if !errors.Is(err, errStale) || attempt >= maxReevaluations {
+			return nil, fmt.Errorf("settle agent %s: %w", r.agent, err)
+		}
+		if st, err = s.readStandings(ctx, []agentRef{r}, st.now, readOpts{agents: true}); err != nil {
+			return nil, err
+		}
+		fresh, found, err := st.agent(r)
+		if err != nil || !found {
+			return nil, err
+		}
+		a = fresh
+	}
+}
+
+// settleTeam pauses team (ws, team) when its month usage has reached its
+// limit: usage never resumes a team. On a lost race it reads again.
+func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) (*workspace.Transition, error) {
+	for attempt := 0; ; attempt++ {
+		state, err := st.teamState(ws, team)
+		if err != nil {
+			return nil, err
+		}
+		t, found, err := decodeAt[teamItem](st, wsPK(ws), teamSK(team))
+		if err != nil || !found || state.Paused {
+			return nil, err
+		}
+		used, err := st.teamUsed(ws, team)
+		if err != nil {
+			return nil, err
+		}
+		if !(workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused() {
+			return nil, nil
+		}
+		err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, true, st.now), versionIs(state.Version))
+		if err == nil {
+			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
+				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, nil
+		}
+		if !errors.Is(err, errStale) || attempt >= maxReevaluations {
+			return nil, fmt.Errorf("settle team %s: %w", team, err)
+		}
+		// A ref with an empty agent reads the team's part (and an absent agent's).
+		if st, err = s.readStandings(ctx, []agentRef{{ws: ws, agent: "", team: team}}, st.now, readOpts{teamUsage: true}); err != nil {
+			return nil, err
+		}
+	}
+}

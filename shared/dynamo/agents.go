@@ -225,7 +225,8 @@ func (s *Store) AgentDailyUsage(ctx context.Context, ws, agentID string, from, t
 		}
 	}
 	var out []workspace.DayUsage
-	for d := from.UTC(); !d.After(to); d = d.AddDate(0, 0, 1) {
+	day := func(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
+	for d, last := day(from), day(to); !d.After(last); d = d.AddDate(0, 0, 1) {
 		out = append(out, workspace.DayUsage{Day: workspace.DayKey(d), Credits: months[usageSK(workspace.MonthKey(d))].Spent[d.Day()]})
 	}
 	return out, nil

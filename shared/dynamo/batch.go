@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/fanout"
 )
 
 // maxBatchGet is BatchGetItem's limit of keys per request.
@@ -19,32 +22,48 @@ const maxBatchGet = 100
 const maxUnprocessedRetries = 8
 
 // batchGet reads the items at keys with strongly consistent reads, in as few
-// round trips as BatchGetItem allows, and returns them by PK and SK; missing
-// items are absent from the map.
+// round trips as BatchGetItem allows (up to fanout.Limit of them at once),
+// and returns them by PK and SK; missing items are absent from the map.
 func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) (map[[2]string]map[string]types.AttributeValue, error) {
 	found := make(map[[2]string]map[string]types.AttributeValue, len(keys))
-	for start := 0; start < len(keys); start += maxBatchGet {
-		pending := map[string]types.KeysAndAttributes{s.table: {
-			Keys: keys[start:min(start+maxBatchGet, len(keys))], ConsistentRead: aws.Bool(true),
-		}}
-		for attempt := 0; len(pending) > 0; attempt++ {
-			if attempt > maxUnprocessedRetries {
-				return nil, errors.New("batch get: keys still unprocessed after retries")
-			}
-			if attempt > 0 {
-				backoff(ctx, attempt)
-			}
-			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
-			if err != nil {
-				return nil, fmt.Errorf("batch get: %w", err)
-			}
-			for _, item := range out.Responses[s.table] {
-				found[itemKey(item)] = item
-			}
-			pending = out.UnprocessedKeys
-		}
+	chunks := (len(keys) + maxBatchGet - 1) / maxBatchGet
+	var mu sync.Mutex
+	errs := make([]error, chunks)
+	fanout.Run(ctx, chunks, fanout.Limit, func(ctx context.Context, c int) {
+		start := c * maxBatchGet
+		errs[c] = s.batchGetChunk(ctx, keys[start:min(start+maxBatchGet, len(keys))], func(item map[string]types.AttributeValue) {
+			mu.Lock()
+			found[itemKey(item)] = item
+			mu.Unlock()
+		})
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return found, nil
+}
+
+// batchGetChunk reads up to maxBatchGet keys, retrying the unprocessed ones,
+// and hands each item found to got.
+func (s *Store) batchGetChunk(ctx context.Context, keys []map[string]types.AttributeValue, got func(map[string]types.AttributeValue)) error {
+	pending := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	for attempt := 0; len(pending) > 0; attempt++ {
+		if attempt > maxUnprocessedRetries {
+			return errors.New("batch get: keys still unprocessed after retries")
+		}
+		if attempt > 0 {
+			backoff(ctx, attempt)
+		}
+		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+		if err != nil {
+			return fmt.Errorf("batch get: %w", err)
+		}
+		for _, item := range out.Responses[s.table] {
+			got(item)
+		}
+		pending = out.UnprocessedKeys
+	}
+	return nil
 }
 
 // itemKey returns an item's PK and SK.

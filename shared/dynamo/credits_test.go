@@ -350,7 +350,7 @@ func TestTeamLimitErrors(t *testing.T) {
 	if err := w.store.PutSnapshot(ctx, dynamo.Snapshot{Workspace: ws}, noon); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(1), noon); err != dynamo.ErrTeamSettingsOff {
+	if _, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(1), noon); err != workspace.ErrTeamSettingsOff {
 		t.Errorf("settings off: %v, want ErrTeamSettingsOff", err)
 	}
 }

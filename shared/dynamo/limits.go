@@ -232,14 +232,10 @@ func (s *Store) readAgentStandings(ctx context.Context, ws, teamScope string, id
 	return st, agents, nil
 }
 
-// ErrTeamSettingsOff is the 400 of every team endpoint while the workspace
-// has team settings off.
-var ErrTeamSettingsOff = workspace.Invalid("team settings are not enabled for this workspace")
-
 // SetTeamLimit sets team teamID's monthly credit limit (nil removes it) and
 // pauses or resumes the team at once, as its usage this month calls for: one
 // write to the team's state, however many agents it has. It returns
-// ErrTeamSettingsOff when the workspace has team settings off and
+// workspace.ErrTeamSettingsOff when the workspace has team settings off and
 // workspace.ErrTeamNotFound for an unknown team. Round trips: one
 // BatchGetItem and, when the limit changes, one transaction (again after a
 // lost race).
@@ -266,7 +262,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 			return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 		}
 		if !w.TeamSettingsEnabled {
-			return workspace.TeamLimitOutcome{}, ErrTeamSettingsOff
+			return workspace.TeamLimitOutcome{}, workspace.ErrTeamSettingsOff
 		}
 		t, teamFound, err := decodeAt[teamItem](st, wsPK(ws), teamSK(teamID))
 		if err != nil {

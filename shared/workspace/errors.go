@@ -90,3 +90,7 @@ var (
 	ErrInvitationNotFound = NotFound("invitation not found")
 	ErrAPIKeyNotFound     = NotFound("API key not found")
 )
+
+// ErrTeamSettingsOff is the 400 of every team endpoint while the workspace
+// has team settings off (decisions §4).
+var ErrTeamSettingsOff = Invalid("team settings are not enabled for this workspace")

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,7 +136,8 @@ func TestReadmeExamplesAnswerAsDocumented(t *testing.T) {
 }
 
 // checkDocumentedBody compares an answer with the README's: exactly for a
-// documented error, and the keys it shows for other bodies (it elides the rest).
+// documented error and for a complete body; for an elided one ("..."), every
+// "key": value pair it shows with a plain value must be in the answer.
 func checkDocumentedBody(t *testing.T, ex example, body []byte) {
 	t.Helper()
 	if strings.HasPrefix(ex.wantBody, `{"error": `) {
@@ -146,13 +149,25 @@ func checkDocumentedBody(t *testing.T, ex example, body []byte) {
 	}
 	var want map[string]any
 	if err := json.Unmarshal([]byte(ex.wantBody), &want); err != nil {
-		return // an elided answer ("..."): the status is what is checked
+		for _, m := range shownPair.FindAllStringSubmatch(ex.wantBody, -1) {
+			if strings.Contains(m[2], "...") {
+				continue
+			}
+			if pair := `"` + m[1] + `":` + m[2]; !bytes.Contains(body, []byte(pair)) {
+				t.Errorf("README line %d: the answer lacks %s: %s", ex.line, pair, body)
+			}
+		}
+		return
 	}
 	var got map[string]any
 	if err := json.Unmarshal(body, &got); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("README line %d: body %s, README says %s", ex.line, body, ex.wantBody)
 	}
 }
+
+// shownPair is a "key": value pair of an elided README answer whose value is
+// a string, a number, a boolean or null.
+var shownPair = regexp.MustCompile(`"([A-Za-z]+)": ("[^"]*"|-?[0-9][0-9.]*|true|false|null)`)
 
 // readmeExamples reads every one-line curl of the README's sh blocks with the
 // "# => STATUS ..." line that follows it.
@@ -218,19 +233,40 @@ func parseCurl(t *testing.T, n int, line string) example {
 	return ex
 }
 
-// shellWords splits a command line on blanks, honouring single quotes.
+// shellWords splits a command line on blanks as a POSIX shell would for the
+// README's curls: single quotes keep everything; double quotes keep all but
+// backslash escapes and the command substitutions of substitute.
 func shellWords(t *testing.T, n int, s string) []string {
+	t.Helper()
 	var words []string
-	var cur bytes.Buffer
-	inWord, quoted := false, false
-	for _, r := range s {
+	var cur strings.Builder
+	inWord, quoted, dquoted := false, false, false
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
 		switch {
 		case quoted && r == '\'':
 			quoted = false
 		case quoted:
 			cur.WriteRune(r)
+		case dquoted && r == '"':
+			dquoted = false
+		case dquoted && r == '\\' && i+1 < len(rs) && strings.ContainsRune(`"\\$`, rs[i+1]):
+			i++
+			cur.WriteRune(rs[i])
+		case dquoted && r == '$' && i+1 < len(rs) && rs[i+1] == '(':
+			end := strings.IndexRune(string(rs[i:]), ')')
+			if end < 0 {
+				t.Fatalf("README line %d: unbalanced $(", n)
+			}
+			cur.WriteString(substitute(t, n, string(rs[i+2:i+end])))
+			i += end
+		case dquoted:
+			cur.WriteRune(r)
 		case r == '\'':
 			quoted, inWord = true, true
+		case r == '"':
+			dquoted, inWord = true, true
 		case r == ' ' || r == '\t':
 			if inWord {
 				words = append(words, cur.String())
@@ -242,13 +278,32 @@ func shellWords(t *testing.T, n int, s string) []string {
 			inWord = true
 		}
 	}
-	if quoted {
+	if quoted || dquoted {
 		t.Fatalf("README line %d: unbalanced quote", n)
 	}
 	if inWord {
 		words = append(words, cur.String())
 	}
 	return words
+}
+
+// substitute runs the commands the README substitutes: GNU date in UTC,
+// now or tomorrow, with a format of %Y %m %d %H %M %S and literals.
+func substitute(t *testing.T, n int, cmd string) string {
+	t.Helper()
+	words := strings.Fields(cmd)
+	if len(words) < 3 || words[0] != "date" || words[1] != "-u" {
+		t.Fatalf("README line %d: this test cannot run $(%s)", n, cmd)
+	}
+	now := time.Now().UTC()
+	if words[2] == "-d" && len(words) == 5 && words[3] == "tomorrow" {
+		now, words = now.AddDate(0, 0, 1), append(words[:2], words[4])
+	}
+	if len(words) != 3 || !strings.HasPrefix(words[2], "+") {
+		t.Fatalf("README line %d: this test cannot run $(%s)", n, cmd)
+	}
+	return strings.NewReplacer("%Y", now.Format("2006"), "%m", now.Format("01"), "%d", now.Format("02"),
+		"%H", now.Format("15"), "%M", now.Format("04"), "%S", now.Format("05")).Replace(words[2][1:])
 }
 
 // lockedBuffer is a bytes.Buffer safe for the runner's log and the test to share.
@@ -396,5 +451,25 @@ func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "level=ERROR") || !strings.Contains(out.String(), "DynamoDB Local exited") {
 		t.Errorf("log lacks an error line about DynamoDB Local:\n%s", out.String())
+	}
+}
+
+func TestShellWordsReadTheREADMEsQuoting(t *testing.T) {
+	year := time.Now().UTC().Format("2006")
+	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
+	tests := []struct {
+		line string
+		want []string
+	}{
+		{`curl -s 'a b'`, []string{"curl", "-s", "a b"}},
+		{`-d '{"x": "'"$(date -u +%Y)"'"}'`, []string{"-d", `{"x": "` + year + `"}`}},
+		{`"$(date -u -d tomorrow +%Y-%m-%dT00:00:00Z)"`, []string{tomorrow + "T00:00:00Z"}},
+		{`"a\"b\$c"`, []string{`a"b$c`}},
+		{`'{\"body\": 1}'`, []string{`{\"body\": 1}`}},
+	}
+	for _, tc := range tests {
+		if got := shellWords(t, 1, tc.line); !slices.Equal(got, tc.want) {
+			t.Errorf("shellWords(%s) = %q, want %q", tc.line, got, tc.want)
+		}
 	}
 }

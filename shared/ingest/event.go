@@ -290,7 +290,7 @@ func (w wireHead) check() error {
 }
 
 func (w wireHead) head() Head {
-	return Head{Type: w.Type, ID: w.ID, WorkspaceID: w.WorkspaceID, AgentID: w.AgentID}
+	return Head(w)
 }
 
 // checkID requires a plausible id when required is set, and accepts an empty

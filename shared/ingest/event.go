@@ -232,10 +232,7 @@ func Parse(body []byte) (Event, error) {
 		return ev, workspace.Invalid("type must be one of %s, %s, %s, %s",
 			TypeCreditsUsed, TypeChatMessage, TypeDiaryEntry, TypeMetricRecorded)
 	}
-	if err != nil {
-		return ev, err
-	}
-	return ev, nil
+	return ev, err
 }
 
 // plausibleHead keeps the head fields that are safe and useful to log: a

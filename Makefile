@@ -66,7 +66,7 @@ test: deps lint
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction
+build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction
 
 sam-build:
 	sam build
@@ -74,6 +74,8 @@ sam-build:
 build-AuthorizerFunction: ; $(call build_lambda,authorizer)
 build-InvitesFunction: ; $(call build_lambda,invites)
 build-RetentionFunction: ; $(call build_lambda,retention)
+build-IngestFunction: ; $(call build_lambda,ingest)
+build-SchedulerFunction: ; $(call build_lambda,scheduler)
 
 # DynamoDB Local for `sam local start-api`: one database for every credential (-sharedDb).
 DDB_PORT ?= 8000

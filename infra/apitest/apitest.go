@@ -134,7 +134,11 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	if err != nil {
 		t.Fatalf("fixture: %v", err)
 	}
-	if _, err := fixture.Load(ctx, dynamo.New(loader, table), f, clock.Now(), nil); err != nil {
+	// The fixture's events go through the ingest function's code path, at
+	// the Env's clock (a usage event may lie at most a few minutes after it).
+	loaderStore := dynamo.New(loader, table)
+	events := stack.EventApplier(stack.Deps{Store: loaderStore, Clock: clock})
+	if _, err := fixture.Load(ctx, loaderStore, f, clock.Now(), events); err != nil {
 		t.Fatalf("load fixture: %v", err)
 	}
 

@@ -12,7 +12,7 @@ import (
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {
 	tmpl := loadTemplate(t)
-	if got, want := tmpl.FunctionIDs(), []string{"AuthorizerFunction", "InvitesFunction", "RetentionFunction"}; !slices.Equal(got, want) {
+	if got, want := tmpl.FunctionIDs(), []string{"AuthorizerFunction", "IngestFunction", "InvitesFunction", "RetentionFunction", "SchedulerFunction"}; !slices.Equal(got, want) {
 		t.Errorf("FunctionIDs: got %q, want %q", got, want)
 	}
 	if got := tmpl.Stage(); got != "v1" {
@@ -111,10 +111,10 @@ func TestNewNeedsExactlyTheTemplateFunctions(t *testing.T) {
 		functions map[string]localgw.Factory
 		wantErr   string
 	}{
-		{"all present", map[string]localgw.Factory{"AuthorizerFunction": h, "InvitesFunction": h, "RetentionFunction": h}, ""},
-		{"missing handler", map[string]localgw.Factory{"AuthorizerFunction": h, "RetentionFunction": h}, "no handler for function InvitesFunction"},
-		{"nil handler", map[string]localgw.Factory{"AuthorizerFunction": h, "InvitesFunction": nil, "RetentionFunction": h}, "no handler for function InvitesFunction"},
-		{"unknown function", map[string]localgw.Factory{"AuthorizerFunction": h, "InvitesFunction": h, "RetentionFunction": h, "TeamsFunction": h}, "TeamsFunction, which is not a function of the template"},
+		{"all present", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "InvitesFunction": h, "RetentionFunction": h, "SchedulerFunction": h}, ""},
+		{"missing handler", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "RetentionFunction": h, "SchedulerFunction": h}, "no handler for function InvitesFunction"},
+		{"nil handler", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "InvitesFunction": nil, "RetentionFunction": h, "SchedulerFunction": h}, "no handler for function InvitesFunction"},
+		{"unknown function", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "InvitesFunction": h, "RetentionFunction": h, "SchedulerFunction": h, "TeamsFunction": h}, "TeamsFunction, which is not a function of the template"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

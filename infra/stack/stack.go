@@ -9,8 +9,10 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/retention"
+	"github.com/agentplatform/workspaceapi/shared/scheduler"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -24,6 +26,23 @@ type Deps struct {
 	Clock           workspace.Clock
 	IDs             workspace.IDGenerator
 	AcceptURL       string
+	// AgentData stores the ingest function's chats, diary entries and metric
+	// records; nil means ingest.NotStoredYet, as the function's main uses.
+	AgentData ingest.AgentData
+}
+
+// agentData is d.AgentData, or the one the ingest function's main uses.
+func (d Deps) agentData() ingest.AgentData {
+	if d.AgentData == nil {
+		return ingest.NotStoredYet{}
+	}
+	return d.AgentData
+}
+
+// EventApplier returns what the fixture loader applies a fixture's events
+// with: the ingest function's code path over d's store, agent data and clock.
+func EventApplier(d Deps) ingest.Applier {
+	return ingest.NewApplier(d.Store, d.agentData(), d.Clock)
 }
 
 // Functions returns, by logical id, a factory of the Lambda handler of every
@@ -40,6 +59,12 @@ func Functions(d Deps) map[string]localgw.Factory {
 		},
 		"RetentionFunction": func() lambda.Handler {
 			return lambda.NewHandler(retention.New(d.Store, d.Clock))
+		},
+		"IngestFunction": func() lambda.Handler {
+			return lambda.NewHandler(ingest.New(d.Store, d.agentData(), d.Clock))
+		},
+		"SchedulerFunction": func() lambda.Handler {
+			return lambda.NewHandler(scheduler.New(d.Store, d.Clock))
 		},
 		"InvitesFunction": func() lambda.Handler {
 			return lambda.NewHandler(invites.Function(invites.Deps{

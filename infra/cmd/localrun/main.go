@@ -16,7 +16,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -129,24 +128,22 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	clock := workspace.SystemClock{}
-	events := &unappliedEvents{}
-	summary, err := fixture.Load(ctx, store, f, clock.Now(), events)
+	deps := stack.Deps{
+		Store: store, Mailer: &mail.Recorder{Logger: logger}, Clock: clock,
+		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
+	}
+	// The fixture's events go through the same code as IngestFunction.
+	summary, err := fixture.Load(ctx, store, f, clock.Now(), stack.EventApplier(deps))
 	if err != nil {
 		return fmt.Errorf("load fixture %s: %w", fixturePath, err)
 	}
 	logger.Info("fixture loaded", "file", fixturePath, "table", table, "summary", fmt.Sprintf("%+v", summary))
-	if events.n > 0 {
-		logger.Warn("the fixture's events were validated but not applied: this build has no ingest function yet", "events", events.n)
-	}
 
 	tmpl, err := localgw.LoadTemplate(env("TEMPLATE", "template.yaml"))
 	if err != nil {
 		return err
 	}
-	fns := stack.Functions(stack.Deps{
-		Store: store, Mailer: &mail.Recorder{Logger: logger}, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
-	})
+	fns := stack.Functions(deps)
 	gw, err := localgw.New(tmpl, fns, localgw.Options{Logger: logger})
 	if err != nil {
 		return err
@@ -181,16 +178,6 @@ func run(ctx context.Context, out io.Writer) error {
 		return failure
 	}
 	logger.Info("stopped")
-	return nil
-}
-
-// unappliedEvents stands in for the ingest function, which this build does
-// not have yet: the runner still serves every other part of a fixture.
-type unappliedEvents struct{ n int }
-
-// Apply counts the event and applies nothing.
-func (u *unappliedEvents) Apply(context.Context, json.RawMessage) error {
-	u.n++
 	return nil
 }
 

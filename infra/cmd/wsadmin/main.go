@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/ingest"
 )
 
 const usage = `Usage: wsadmin [-table NAME] [-endpoint URL] [-region R] <command>
@@ -29,8 +30,9 @@ Commands:
   create-table
         create the single table (nothing happens when it exists) and wait until it is active
   load-fixture FILE
-        load a fixture (workspaces, members, teams, agents, invitations, API keys);
-        a fixture with events needs the ingest function, which this build does not have yet
+        load a fixture (workspaces, members, teams, agents, invitations, API keys), then
+        apply its events through the ingest function's code; chat, diary and metric
+        events fail until their store exists
   keys issue -workspace WS -user USER -name NAME -scopes read,write,invite [-team TEAM] [-expires RFC3339 | -days N]
         issue an API key acting as member USER; prints its plaintext once, with its id
   keys list -workspace WS
@@ -201,13 +203,22 @@ func (a *app) loadFixture(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum, err := fixture.Load(ctx, store, f, a.now(), nil)
+	// Events go through the ingest function's code path, straight to the
+	// table (not through the queue).
+	events := ingest.NewApplier(store, ingest.NotStoredYet{}, clockFunc(a.now))
+	sum, err := fixture.Load(ctx, store, f, a.now(), events)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", fs.Arg(0), err)
 	}
 	fmt.Fprintf(a.stdout, "loaded %s into %s: %v\n", fs.Arg(0), a.table, sum)
 	return nil
 }
+
+// clockFunc is a workspace.Clock reading the time from a function.
+type clockFunc func() time.Time
+
+// Now returns the function's time.
+func (f clockFunc) Now() time.Time { return f() }
 
 // explain adds what to do to errors an operator can fix.
 func explain(err error) error {

@@ -1,0 +1,70 @@
+// Package scheduler is the function EventBridge runs at 00:00 UTC every day
+// (decisions §6): it resumes the agents and teams that a new UTC day or month
+// frees. "Now" is the scheduled event's time, not the clock at the moment it
+// runs, so that a delayed or retried run decides as the scheduled one would;
+// the store's resumes are conditioned on what they resume, so running twice
+// changes nothing more and a run after missed days catches up.
+package scheduler
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// Store is the storage the function uses.
+type Store interface {
+	// ResumeDue resumes everything a new UTC day or month has freed by now
+	// and returns the transitions it made (even when it also fails).
+	ResumeDue(ctx context.Context, now time.Time) ([]workspace.Transition, error)
+}
+
+// Result is what a run did, as the function's JSON result: what
+// POST /_local/invoke/SchedulerFunction shows.
+type Result struct {
+	// Now is the time the run decided at (RFC 3339, UTC).
+	Now string `json:"now"`
+	// ResumedAgents and ResumedTeams count what this run resumed; 0 on a
+	// second run for the same time.
+	ResumedAgents int `json:"resumedAgents"`
+	ResumedTeams  int `json:"resumedTeams"`
+}
+
+// Handler is the function's Lambda handler.
+type Handler func(ctx context.Context, ev events.EventBridgeEvent) (Result, error)
+
+// New returns the handler. It returns an error when resuming failed, so that
+// Lambda retries the run (the resumes already made are kept, and a retry
+// changes nothing more for them); clock stands in for an event without a
+// time.
+func New(store Store, clock workspace.Clock) Handler {
+	return func(ctx context.Context, ev events.EventBridgeEvent) (Result, error) {
+		now := ev.Time.UTC()
+		if ev.Time.IsZero() {
+			now = clock.Now().UTC()
+			slog.WarnContext(ctx, "the scheduled event has no time; resuming as of the clock's now", "now", workspace.FormatTime(now))
+		}
+		trs, err := store.ResumeDue(ctx, now)
+		res := Result{Now: workspace.FormatTime(now)}
+		for _, tr := range trs {
+			if tr.AgentID == "" {
+				res.ResumedTeams++
+				slog.InfoContext(ctx, "team resumed", "workspaceId", tr.WorkspaceID, "teamId", tr.TeamID)
+				continue
+			}
+			res.ResumedAgents++
+			slog.InfoContext(ctx, "agent resumed", "workspaceId", tr.WorkspaceID, "agentId", tr.AgentID)
+		}
+		if err != nil {
+			slog.ErrorContext(ctx, "resume what the new period frees", "now", res.Now,
+				"resumedAgents", res.ResumedAgents, "resumedTeams", res.ResumedTeams, "error", err)
+			return res, err
+		}
+		slog.InfoContext(ctx, "scheduler run", "now", res.Now, "resumedAgents", res.ResumedAgents, "resumedTeams", res.ResumedTeams)
+		return res, nil
+	}
+}

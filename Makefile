@@ -66,7 +66,7 @@ test: deps lint
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction
+build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-AgentsFunction build-CreditsFunction
 
 sam-build:
 	sam build
@@ -74,6 +74,8 @@ sam-build:
 build-AuthorizerFunction: ; $(call build_lambda,authorizer)
 build-InvitesFunction: ; $(call build_lambda,invites)
 build-RetentionFunction: ; $(call build_lambda,retention)
+build-AgentsFunction: ; $(call build_lambda,agents)
+build-CreditsFunction: ; $(call build_lambda,credits)
 
 # DynamoDB Local for `sam local start-api`: one database for every credential (-sharedDb).
 DDB_PORT ?= 8000

@@ -151,4 +151,10 @@ type batch struct {
 }
 
 func num(v float64) *float64 { return &v }
-func str(s string) *string   { return &s }
+
+// show renders v as JSON, for comparisons and messages.
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+func str(s string) *string { return &s }

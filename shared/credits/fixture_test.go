@@ -150,6 +150,7 @@ type batch struct {
 	Summary struct{ Total, Succeeded, Failed, Unchanged int }
 }
 
+// num makes an expected nullable number.
 func num(v float64) *float64 { return &v }
 
 // show renders v as JSON, for comparisons and messages.
@@ -157,4 +158,3 @@ func show(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
-func str(s string) *string { return &s }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/agentplatform/workspaceapi/shared/agents"
 	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
-	"github.com/agentplatform/workspaceapi/shared/agents"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 

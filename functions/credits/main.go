@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/credits"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 

@@ -66,7 +66,7 @@ test: deps lint
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction
+build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction build-AgentsFunction build-CreditsFunction
 
 sam-build:
 	sam build
@@ -76,6 +76,8 @@ build-InvitesFunction: ; $(call build_lambda,invites)
 build-RetentionFunction: ; $(call build_lambda,retention)
 build-IngestFunction: ; $(call build_lambda,ingest)
 build-SchedulerFunction: ; $(call build_lambda,scheduler)
+build-AgentsFunction: ; $(call build_lambda,agents)
+build-CreditsFunction: ; $(call build_lambda,credits)
 
 # DynamoDB Local for `sam local start-api`: one database for every credential (-sharedDb).
 DDB_PORT ?= 8000

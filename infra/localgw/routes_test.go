@@ -84,7 +84,10 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 		want []string
 	}{
 		{"real template", loadTemplate(t), []string{
+			"GET /workspaceapi/agents", "POST /workspaceapi/agents/credit-limits", "POST /workspaceapi/agents/daily-usage/reset",
+			"GET /workspaceapi/agents/{agentId}/usage", "GET /workspaceapi/credits",
 			"DELETE /workspaceapi/invites", "GET /workspaceapi/invites", "POST /workspaceapi/invites",
+			"PUT /workspaceapi/teams/{teamId}/credit-limit",
 		}},
 		{"inline template", parseTemplate(t, routesTemplate), []string{
 			"GET /agents/{agentId}", "GET /health", "POST /workspaceapi/agents/tags",
@@ -105,10 +108,21 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 	}
 }
 
-func TestRealTemplateRoutesInvokeInvitesFunction(t *testing.T) {
+func TestRealTemplateRoutesInvokeTheirGroupsFunction(t *testing.T) {
+	want := map[string]string{
+		"DELETE /workspaceapi/invites":                  "InvitesFunction",
+		"GET /workspaceapi/invites":                     "InvitesFunction",
+		"POST /workspaceapi/invites":                    "InvitesFunction",
+		"GET /workspaceapi/agents":                      "AgentsFunction",
+		"POST /workspaceapi/agents/credit-limits":       "CreditsFunction",
+		"POST /workspaceapi/agents/daily-usage/reset":   "CreditsFunction",
+		"GET /workspaceapi/agents/{agentId}/usage":      "CreditsFunction",
+		"GET /workspaceapi/credits":                     "CreditsFunction",
+		"PUT /workspaceapi/teams/{teamId}/credit-limit": "CreditsFunction",
+	}
 	for _, r := range loadTemplate(t).Routes() {
-		if r.FunctionID != "InvitesFunction" {
-			t.Errorf("%s: got function %s, want InvitesFunction", r, r.FunctionID)
+		if r.FunctionID != want[r.String()] {
+			t.Errorf("%s: got function %s, want %q", r, r.FunctionID, want[r.String()])
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {
 	tmpl := loadTemplate(t)
-	if got, want := tmpl.FunctionIDs(), []string{"AuthorizerFunction", "IngestFunction", "InvitesFunction", "RetentionFunction", "SchedulerFunction"}; !slices.Equal(got, want) {
+	if got, want := tmpl.FunctionIDs(), []string{"AgentsFunction", "AuthorizerFunction", "CreditsFunction", "IngestFunction", "InvitesFunction", "RetentionFunction", "SchedulerFunction"}; !slices.Equal(got, want) {
 		t.Errorf("FunctionIDs: got %q, want %q", got, want)
 	}
 	if got := tmpl.Stage(); got != "v1" {
@@ -106,15 +106,24 @@ func TestNewNeedsExactlyTheTemplateFunctions(t *testing.T) {
 	tmpl := loadTemplate(t)
 	handler := (&proxyFunc{}).handler()
 	h := localgw.Factory(func() lambda.Handler { return handler })
+	// every returns a factory for each function of the template, changed by edit.
+	every := func(edit func(map[string]localgw.Factory)) map[string]localgw.Factory {
+		fns := map[string]localgw.Factory{}
+		for _, id := range tmpl.FunctionIDs() {
+			fns[id] = h
+		}
+		edit(fns)
+		return fns
+	}
 	tests := []struct {
 		name      string
 		functions map[string]localgw.Factory
 		wantErr   string
 	}{
-		{"all present", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "InvitesFunction": h, "RetentionFunction": h, "SchedulerFunction": h}, ""},
-		{"missing handler", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "RetentionFunction": h, "SchedulerFunction": h}, "no handler for function InvitesFunction"},
-		{"nil handler", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "InvitesFunction": nil, "RetentionFunction": h, "SchedulerFunction": h}, "no handler for function InvitesFunction"},
-		{"unknown function", map[string]localgw.Factory{"AuthorizerFunction": h, "IngestFunction": h, "InvitesFunction": h, "RetentionFunction": h, "SchedulerFunction": h, "TeamsFunction": h}, "TeamsFunction, which is not a function of the template"},
+		{"all present", every(func(map[string]localgw.Factory) {}), ""},
+		{"missing handler", every(func(f map[string]localgw.Factory) { delete(f, "InvitesFunction") }), "no handler for function InvitesFunction"},
+		{"nil handler", every(func(f map[string]localgw.Factory) { f["InvitesFunction"] = nil }), "no handler for function InvitesFunction"},
+		{"unknown function", every(func(f map[string]localgw.Factory) { f["TeamsFunction"] = h }), "TeamsFunction, which is not a function of the template"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

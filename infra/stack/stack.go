@@ -7,7 +7,9 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/agentplatform/workspaceapi/infra/localgw"
+	"github.com/agentplatform/workspaceapi/shared/agents"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
+	"github.com/agentplatform/workspaceapi/shared/credits"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/invites"
@@ -70,6 +72,12 @@ func Functions(d Deps) map[string]localgw.Factory {
 			return lambda.NewHandler(invites.Function(invites.Deps{
 				Store: d.Store, Mailer: d.Mailer, Clock: d.Clock, IDs: d.IDs, AcceptURL: d.AcceptURL,
 			}))
+		},
+		"AgentsFunction": func() lambda.Handler {
+			return lambda.NewHandler(agents.Function(agents.Deps{Store: d.Store, Clock: d.Clock}))
+		},
+		"CreditsFunction": func() lambda.Handler {
+			return lambda.NewHandler(credits.Function(credits.Deps{Store: d.Store, Clock: d.Clock}))
 		},
 	}
 }

@@ -65,8 +65,14 @@ func TestOperations(t *testing.T) {
 	got := apispec.Operations(loadDoc(t))
 	want := []string{
 		"DELETE /workspaceapi/invites",
+		"GET /workspaceapi/agents",
+		"GET /workspaceapi/agents/{agentId}/usage",
+		"GET /workspaceapi/credits",
 		"GET /workspaceapi/invites",
+		"POST /workspaceapi/agents/credit-limits",
+		"POST /workspaceapi/agents/daily-usage/reset",
 		"POST /workspaceapi/invites",
+		"PUT /workspaceapi/teams/{teamId}/credit-limit",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Operations() = %q, want %q", got, want)

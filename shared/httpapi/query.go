@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -63,3 +64,39 @@ func QueryCursor(r *http.Request) (string, error) {
 	}
 	return string(id), nil
 }
+
+// QueryBool reads the boolean query parameter name: exactly "true" or
+// "false"; set is false when it is absent. Anything else ("1", "yes", "",
+// "TRUE") is a KindInvalid error naming the parameter.
+func QueryBool(r *http.Request, name string) (v, set bool, err error) {
+	s, set, err := queryValue(r, name)
+	if err != nil || !set {
+		return false, false, err
+	}
+	switch s {
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
+	}
+	return false, false, workspace.Invalid("%s must be true or false", name)
+}
+
+// QueryMonth reads the query parameter name as a UTC calendar month
+// "YYYY-MM" and returns its first instant; set is false when it is absent.
+// Anything else ("march", "2026-13", "2026-1", a date) is a KindInvalid
+// error naming the parameter.
+func QueryMonth(r *http.Request, name string) (month time.Time, set bool, err error) {
+	s, set, err := queryValue(r, name)
+	if err != nil || !set {
+		return time.Time{}, false, err
+	}
+	m, err := time.Parse(monthLayout, s)
+	if len(s) != len(monthLayout) || err != nil {
+		return time.Time{}, false, workspace.Invalid("%s must be a month written YYYY-MM", name)
+	}
+	return m.UTC(), true, nil
+}
+
+// monthLayout is how a month is written in a query: "2026-11".
+const monthLayout = "2006-01"

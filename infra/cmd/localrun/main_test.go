@@ -148,7 +148,7 @@ func checkDocumentedBody(t *testing.T, ex example, body []byte) {
 		return
 	}
 	var want map[string]any
-	if err := json.Unmarshal([]byte(ex.wantBody), &want); err != nil {
+	if err := json.Unmarshal([]byte(ex.wantBody), &want); err != nil || strings.Contains(ex.wantBody, "...") {
 		for _, m := range shownPair.FindAllStringSubmatch(ex.wantBody, -1) {
 			if strings.Contains(m[2], "...") {
 				continue

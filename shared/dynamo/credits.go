@@ -119,6 +119,21 @@ func (st *standings) teamUsed(ws, team string) (float64, error) {
 	return total, nil
 }
 
+// readTeamStanding reads what decides team's pause at now (its item, its
+// state and its month usage shards) and the further keys, in one
+// BatchGetItem.
+func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.Time, more ...item) (*standings, error) {
+	keys := append([]item{key(wsPK(ws), teamSK(team)), key(teamDataPK(ws, team), skState)}, more...)
+	for i := range usageShards {
+		keys = append(keys, key(teamDataPK(ws, team), shardSK(workspace.MonthKey(now), i)))
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	return &standings{now: now, items: found}, nil
+}
+
 // standing is one agent's standing decoded.
 type standing struct {
 	credit workspace.AgentCredit
@@ -311,8 +326,7 @@ func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) 
 		if !errors.Is(err, errStale) || attempt >= maxReevaluations {
 			return nil, fmt.Errorf("settle team %s: %w", team, err)
 		}
-		// A ref with an empty agent reads the team's part (and an absent agent's).
-		if st, err = s.readStandings(ctx, []agentRef{{ws: ws, agent: "", team: team}}, st.now, readOpts{teamUsage: true}); err != nil {
+		if st, err = s.readTeamStanding(ctx, ws, team, st.now); err != nil {
 			return nil, err
 		}
 	}

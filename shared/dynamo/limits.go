@@ -243,17 +243,11 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 	}
-	month := workspace.MonthKey(now)
 	for attempt := 0; ; attempt++ {
-		keys := []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID)), key(teamDataPK(ws, teamID), skState)}
-		for i := range usageShards {
-			keys = append(keys, key(teamDataPK(ws, teamID), shardSK(month, i)))
-		}
-		found, err := s.batchGet(ctx, keys)
+		st, err := s.readTeamStanding(ctx, ws, teamID, now, key(wsPK(ws), skMeta))
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
 		}
-		st := &standings{now: now, items: found}
 		w, wsFound, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err

@@ -82,12 +82,7 @@ func resetDailyUsage(store Store, clock workspace.Clock) http.HandlerFunc {
 			httpapi.Error(w, r, err)
 			return
 		}
-		var req httpapi.BatchRequest
-		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		ids, err := httpapi.UniqueIDs(req.IDs)
+		ids, err := httpapi.DecodeIDs(r)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return

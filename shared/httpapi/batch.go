@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -41,6 +42,16 @@ func UniqueIDs(ids []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// DecodeIDs reads a batch body that is only {"ids": [...]} and returns its
+// ids as UniqueIDs does.
+func DecodeIDs(r *http.Request) ([]string, error) {
+	var req BatchRequest
+	if err := Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return UniqueIDs(req.IDs)
 }
 
 // BatchItem is the result for one id of a batch write (decisions §3).

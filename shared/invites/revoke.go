@@ -26,12 +26,7 @@ func revokeInvites(store Store) http.HandlerFunc {
 			httpapi.Error(w, r, err)
 			return
 		}
-		var req httpapi.BatchRequest
-		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		ids, err := httpapi.UniqueIDs(req.IDs)
+		ids, err := httpapi.DecodeIDs(r)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return

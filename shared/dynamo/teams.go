@@ -244,19 +244,17 @@ func (s *Store) teamMembers(ctx context.Context, ws, team string) ([]workspace.T
 // teamAgentIDs lists the ids of team's agents in id order from GSI1,
 // projecting the id alone.
 func (s *Store) teamAgentIDs(ctx context.Context, ws, team string) ([]string, error) {
-	in, err := agentsQuery(ws, team)
+	e, err := build(expression.NewBuilder().
+		WithKeyCondition(expression.Key(attrGSI1PK).Equal(expression.Value(teamGSI1PK(ws, team))).
+			And(expression.Key(attrGSI1SK).BeginsWith(prefixAgent))).
+		WithProjection(expression.NamesList(expression.Name(attrID))))
 	if err != nil {
 		return nil, err
 	}
-	e, err := build(expression.NewBuilder().WithProjection(expression.NamesList(expression.Name(attrID))))
-	if err != nil {
-		return nil, err
-	}
-	in.ProjectionExpression = e.Projection()
-	for k, v := range e.Names() {
-		in.ExpressionAttributeNames[k] = v
-	}
-	return queryAll(ctx, s, in, "team agents", func(it struct {
+	return queryAll(ctx, s, &dynamodb.QueryInput{
+		IndexName: aws.String(IndexGSI1), KeyConditionExpression: e.KeyCondition(), ProjectionExpression: e.Projection(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}, "team agents", func(it struct {
 		ID string `dynamodbav:"id"`
 	}) string {
 		return it.ID

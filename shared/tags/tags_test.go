@@ -209,7 +209,7 @@ func TestTagBatchDynamoDBBudget(t *testing.T) {
 		t.Errorf("a batch of 100 ids changing 60: %d round trips (%d BatchGetItem, %d UpdateItem), want 1 BatchGetItem and 60 UpdateItem",
 			len(ops), countOps(ops, "BatchGetItem"), countOps(ops, "UpdateItem"))
 	}
-	res = env.Do(t, http.MethodPost, agentTags, keyAdmin, `{"ids": [`+ids("ag_x", 100)+`], "tags": ["done"]}`)
+	env.Do(t, http.MethodPost, agentTags, keyAdmin, `{"ids": [`+ids("ag_x", 100)+`], "tags": ["done"]}`)
 	if ops := env.FunctionTrips.Ops(); len(ops) != 1 || ops[0] != "BatchGetItem" {
 		t.Errorf("a batch changing nothing: ops %v, want one BatchGetItem and no write", ops)
 	}

@@ -66,7 +66,7 @@ test: deps lint
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction build-AgentsFunction build-CreditsFunction
+build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction build-AgentsFunction build-CreditsFunction build-TeamsFunction build-MembersFunction build-TagsFunction
 
 sam-build:
 	sam build
@@ -78,6 +78,9 @@ build-IngestFunction: ; $(call build_lambda,ingest)
 build-SchedulerFunction: ; $(call build_lambda,scheduler)
 build-AgentsFunction: ; $(call build_lambda,agents)
 build-CreditsFunction: ; $(call build_lambda,credits)
+build-TeamsFunction: ; $(call build_lambda,teams)
+build-MembersFunction: ; $(call build_lambda,members)
+build-TagsFunction: ; $(call build_lambda,tags)
 
 # DynamoDB Local for `sam local start-api`: one database for every credential (-sharedDb).
 DDB_PORT ?= 8000

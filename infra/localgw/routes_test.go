@@ -84,10 +84,15 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 		want []string
 	}{
 		{"real template", loadTemplate(t), []string{
-			"GET /workspaceapi/agents", "POST /workspaceapi/agents/credit-limits", "POST /workspaceapi/agents/daily-usage/reset",
+			"GET /workspaceapi/agents", "POST /workspaceapi/agents/credit-details", "POST /workspaceapi/agents/credit-limits",
+			"POST /workspaceapi/agents/daily-usage/reset", "POST /workspaceapi/agents/tags",
 			"GET /workspaceapi/agents/{agentId}/usage", "GET /workspaceapi/credits",
 			"DELETE /workspaceapi/invites", "GET /workspaceapi/invites", "POST /workspaceapi/invites",
+			"GET /workspaceapi/members", "POST /workspaceapi/members/tags",
+			"GET /workspaceapi/teams", "POST /workspaceapi/teams", "POST /workspaceapi/teams/tags",
+			"GET /workspaceapi/teams/{teamId}", "PATCH /workspaceapi/teams/{teamId}",
 			"PUT /workspaceapi/teams/{teamId}/credit-limit",
+			"DELETE /workspaceapi/teams/{teamId}/members/{userId}", "PUT /workspaceapi/teams/{teamId}/members/{userId}",
 		}},
 		{"inline template", parseTemplate(t, routesTemplate), []string{
 			"GET /agents/{agentId}", "GET /health", "POST /workspaceapi/agents/tags",
@@ -110,15 +115,26 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 
 func TestRealTemplateRoutesInvokeTheirGroupsFunction(t *testing.T) {
 	want := map[string]string{
-		"DELETE /workspaceapi/invites":                  "InvitesFunction",
-		"GET /workspaceapi/invites":                     "InvitesFunction",
-		"POST /workspaceapi/invites":                    "InvitesFunction",
-		"GET /workspaceapi/agents":                      "AgentsFunction",
-		"POST /workspaceapi/agents/credit-limits":       "CreditsFunction",
-		"POST /workspaceapi/agents/daily-usage/reset":   "CreditsFunction",
-		"GET /workspaceapi/agents/{agentId}/usage":      "CreditsFunction",
-		"GET /workspaceapi/credits":                     "CreditsFunction",
-		"PUT /workspaceapi/teams/{teamId}/credit-limit": "CreditsFunction",
+		"DELETE /workspaceapi/invites":                         "InvitesFunction",
+		"GET /workspaceapi/invites":                            "InvitesFunction",
+		"POST /workspaceapi/invites":                           "InvitesFunction",
+		"GET /workspaceapi/agents":                             "AgentsFunction",
+		"POST /workspaceapi/agents/credit-limits":              "CreditsFunction",
+		"POST /workspaceapi/agents/daily-usage/reset":          "CreditsFunction",
+		"GET /workspaceapi/agents/{agentId}/usage":             "CreditsFunction",
+		"GET /workspaceapi/credits":                            "CreditsFunction",
+		"PUT /workspaceapi/teams/{teamId}/credit-limit":        "CreditsFunction",
+		"POST /workspaceapi/agents/credit-details":             "CreditsFunction",
+		"POST /workspaceapi/members/tags":                      "TagsFunction",
+		"POST /workspaceapi/agents/tags":                       "TagsFunction",
+		"POST /workspaceapi/teams/tags":                        "TagsFunction",
+		"GET /workspaceapi/members":                            "MembersFunction",
+		"GET /workspaceapi/teams":                              "TeamsFunction",
+		"POST /workspaceapi/teams":                             "TeamsFunction",
+		"GET /workspaceapi/teams/{teamId}":                     "TeamsFunction",
+		"PATCH /workspaceapi/teams/{teamId}":                   "TeamsFunction",
+		"PUT /workspaceapi/teams/{teamId}/members/{userId}":    "TeamsFunction",
+		"DELETE /workspaceapi/teams/{teamId}/members/{userId}": "TeamsFunction",
 	}
 	for _, r := range loadTemplate(t).Routes() {
 		if r.FunctionID != want[r.String()] {

@@ -12,7 +12,7 @@ import (
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {
 	tmpl := loadTemplate(t)
-	if got, want := tmpl.FunctionIDs(), []string{"AgentsFunction", "AuthorizerFunction", "CreditsFunction", "IngestFunction", "InvitesFunction", "RetentionFunction", "SchedulerFunction"}; !slices.Equal(got, want) {
+	if got, want := tmpl.FunctionIDs(), []string{"AgentsFunction", "AuthorizerFunction", "CreditsFunction", "IngestFunction", "InvitesFunction", "MembersFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
 		t.Errorf("FunctionIDs: got %q, want %q", got, want)
 	}
 	if got := tmpl.Stage(); got != "v1" {
@@ -123,7 +123,7 @@ func TestNewNeedsExactlyTheTemplateFunctions(t *testing.T) {
 		{"all present", every(func(map[string]localgw.Factory) {}), ""},
 		{"missing handler", every(func(f map[string]localgw.Factory) { delete(f, "InvitesFunction") }), "no handler for function InvitesFunction"},
 		{"nil handler", every(func(f map[string]localgw.Factory) { f["InvitesFunction"] = nil }), "no handler for function InvitesFunction"},
-		{"unknown function", every(func(f map[string]localgw.Factory) { f["TeamsFunction"] = h }), "TeamsFunction, which is not a function of the template"},
+		{"unknown function", every(func(f map[string]localgw.Factory) { f["NoSuchFunction"] = h }), "NoSuchFunction, which is not a function of the template"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

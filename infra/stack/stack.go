@@ -13,8 +13,11 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/invites"
+	"github.com/agentplatform/workspaceapi/shared/members"
 	"github.com/agentplatform/workspaceapi/shared/retention"
 	"github.com/agentplatform/workspaceapi/shared/scheduler"
+	"github.com/agentplatform/workspaceapi/shared/tags"
+	"github.com/agentplatform/workspaceapi/shared/teams"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -78,6 +81,15 @@ func Functions(d Deps) map[string]localgw.Factory {
 		},
 		"CreditsFunction": func() lambda.Handler {
 			return lambda.NewHandler(credits.Function(credits.Deps{Store: d.Store, Clock: d.Clock}))
+		},
+		"TeamsFunction": func() lambda.Handler {
+			return lambda.NewHandler(teams.Function(teams.Deps{Store: d.Store, Clock: d.Clock, IDs: d.IDs}))
+		},
+		"MembersFunction": func() lambda.Handler {
+			return lambda.NewHandler(members.Function(members.Deps{Store: d.Store}))
+		},
+		"TagsFunction": func() lambda.Handler {
+			return lambda.NewHandler(tags.Function(tags.Deps{Store: d.Store}))
 		},
 	}
 }

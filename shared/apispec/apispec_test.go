@@ -65,14 +65,25 @@ func TestOperations(t *testing.T) {
 	got := apispec.Operations(loadDoc(t))
 	want := []string{
 		"DELETE /workspaceapi/invites",
+		"DELETE /workspaceapi/teams/{teamId}/members/{userId}",
 		"GET /workspaceapi/agents",
 		"GET /workspaceapi/agents/{agentId}/usage",
 		"GET /workspaceapi/credits",
 		"GET /workspaceapi/invites",
+		"GET /workspaceapi/members",
+		"GET /workspaceapi/teams",
+		"GET /workspaceapi/teams/{teamId}",
+		"PATCH /workspaceapi/teams/{teamId}",
+		"POST /workspaceapi/agents/credit-details",
 		"POST /workspaceapi/agents/credit-limits",
 		"POST /workspaceapi/agents/daily-usage/reset",
+		"POST /workspaceapi/agents/tags",
 		"POST /workspaceapi/invites",
+		"POST /workspaceapi/members/tags",
+		"POST /workspaceapi/teams",
+		"POST /workspaceapi/teams/tags",
 		"PUT /workspaceapi/teams/{teamId}/credit-limit",
+		"PUT /workspaceapi/teams/{teamId}/members/{userId}",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Operations() = %q, want %q", got, want)

@@ -1,6 +1,6 @@
 // Package credits is the credit-limits endpoint group: agents' daily and
 // monthly limits, daily-usage resets, teams' monthly limits, the workspace's
-// credits report and an agent's daily usage.
+// credits report, an agent's daily usage and the display of credit details.
 package credits
 
 import (
@@ -20,6 +20,7 @@ type Store interface {
 	CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error)
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
 	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)
+	SetCreditDetails(ctx context.Context, ws, teamScope string, ids []string, show bool) []workspace.DisplayOutcome
 }
 
 // Deps are the group's dependencies.
@@ -36,6 +37,7 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("PUT /workspaceapi/teams/{teamId}/credit-limit", setTeamLimit(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/usage", agentUsage(d.Store, d.Clock))
+	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store))
 	return mux
 }
 

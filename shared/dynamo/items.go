@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -12,6 +14,7 @@ import (
 
 // Item types, stored in the attribute "entity" of every item.
 const (
+	typeTeamName   = "teamName"
 	typeWorkspace  = "workspace"
 	typeMember     = "member"
 	typeEmailClaim = "emailClaim"
@@ -57,6 +60,10 @@ const (
 	attrDaily     = "dailyCreditLimit"
 	attrMonthly   = "monthlyCreditLimit"
 	attrCredits   = "creditsTotal"
+	attrName      = "name"
+	attrTags      = "tags"
+	attrTeams     = "teams"
+	attrShowInfo  = "showTokenOptimisationInfo"
 )
 
 // keys is the key part every item embeds; TTL is the table's time-to-live
@@ -109,13 +116,17 @@ type memberItem struct {
 	Role        string   `dynamodbav:"role"`
 	Tags        []string `dynamodbav:"tags"`
 	JoinedAt    string   `dynamodbav:"joinedAt"`
+	// Teams maps each team the member belongs to to their role in it: a copy
+	// of the membership items, written in the same transactions, so the
+	// members list reads nothing else (keys.go).
+	Teams map[string]string `dynamodbav:"teams"`
 }
 
 func toMemberItem(m workspace.Member) memberItem {
 	return memberItem{
 		keys: keys{PK: wsPK(m.WorkspaceID), SK: memberSK(m.ID), Entity: typeMember},
 		ID:   m.ID, WorkspaceID: m.WorkspaceID, Email: m.Email, Name: m.Name, Role: string(m.Role),
-		Tags: listOrEmpty(m.Tags), JoinedAt: storedTime(m.JoinedAt),
+		Tags: listOrEmpty(m.Tags), JoinedAt: storedTime(m.JoinedAt), Teams: memberTeamsAttr(m.Teams),
 	}
 }
 
@@ -123,6 +134,7 @@ func (i memberItem) domain() workspace.Member {
 	return workspace.Member{
 		ID: i.ID, WorkspaceID: i.WorkspaceID, Email: i.Email, Name: i.Name,
 		Role: workspace.Role(i.Role), Tags: listOrEmpty(i.Tags), JoinedAt: loadedTime(i.JoinedAt),
+		Teams: memberTeams(i.Teams),
 	}
 }
 
@@ -497,4 +509,47 @@ func loadMonthUsage(raw item) (monthUsage, error) {
 		u.Spent[d], u.Counted[d] = num(spentAttr(d)), num(countedAttr(d))
 	}
 	return u, nil
+}
+
+// memberTeamsAttr is a member's teams as the member item stores them: team
+// id to role, an empty map (never NULL) when none, so that an update can SET
+// one entry.
+func memberTeamsAttr(teams []workspace.MemberTeam) map[string]string {
+	m := make(map[string]string, len(teams))
+	for _, t := range teams {
+		m[t.TeamID] = string(t.Role)
+	}
+	return m
+}
+
+// memberTeams reads a member item's teams, in team id order.
+func memberTeams(m map[string]string) []workspace.MemberTeam {
+	out := make([]workspace.MemberTeam, 0, len(m))
+	for team, role := range m {
+		out = append(out, workspace.MemberTeam{TeamID: team, Role: workspace.TeamRole(role)})
+	}
+	slices.SortFunc(out, func(a, b workspace.MemberTeam) int { return strings.Compare(a.TeamID, b.TeamID) })
+	return out
+}
+
+// teamNameItem claims a team name in a workspace, compared case-insensitively
+// (workspace.TeamNameKey): created with attribute_not_exists in the team's
+// own transaction, moved in a rename's, so two teams never share a name.
+type teamNameItem struct {
+	keys
+	TeamID string `dynamodbav:"teamId"`
+}
+
+func toTeamNameItem(ws, name, teamID string) teamNameItem {
+	return teamNameItem{keys: keys{PK: wsPK(ws), SK: teamNameSK(name), Entity: typeTeamName}, TeamID: teamID}
+}
+
+// taggedItem is the part of a member, agent or team item that the tag and
+// display writes read: one decoding for every kind (workspace.Taggable).
+type taggedItem struct {
+	ID     string   `dynamodbav:"id"`
+	Name   string   `dynamodbav:"name"`
+	Tags   []string `dynamodbav:"tags"`
+	TeamID string   `dynamodbav:"teamId"`
+	Show   bool     `dynamodbav:"showTokenOptimisationInfo"`
 }

@@ -14,6 +14,7 @@
 //	e-mail claim        WS#<ws>             EMAIL#<lower-cased e-mail>
 //	invitation          WS#<ws>             INVITE#<inviteId>               WS#<ws>#SEATS              <expiresAt>#<inviteId>   (GSI1 only while it holds a seat)
 //	team                WS#<ws>             TEAM#<teamId>
+//	team name claim     WS#<ws>             TEAMNAME#<lower-cased trimmed name>   (teamId: the team holding the name)
 //	team membership     WS#<ws>             TEAMMEMBER#<teamId>#<userId>    WS#<ws>#USER#<userId>      TEAM#<teamId>
 //	agent               WS#<ws>             AGENT#<agentId>                 WS#<ws>#TEAM#<teamId>      AGENT#<agentId>   (GSI1 only when the agent has a team)
 //	API key             KEY#<sha256 hex>    KEY                             WS#<ws>#KEYS               KEY#<keyId>
@@ -44,6 +45,19 @@
 // on stale figures fails and is taken again on fresh ones.
 //
 // Invariants kept by conditional writes and transactions:
+//   - A team name claim exists for every team; creating a team puts it with
+//     attribute_not_exists in the team's transaction, and a rename deletes the
+//     old claim (conditioned on naming the team) and puts the new one in one
+//     transaction conditioned on the team's current name, so two teams never
+//     share a name, case-insensitively, under any concurrency.
+//   - A member item's teams map (team id -> role) mirrors the team membership
+//     items of that user: PUT and DELETE of a membership change both in one
+//     transaction (with ConditionChecks that the team exists and team
+//     settings are on), so the members list reads one item per member.
+//   - Tags (members, agents, teams) and an agent's showTokenOptimisationInfo
+//     are written by one UpdateItem per changed entity, conditioned on the
+//     value read (attribute_exists and tags = the tags read), so a write based
+//     on a stale read fails and that entity alone is read again.
 //   - An e-mail claim exists for every member and every invitation; creating
 //     either puts the claim with attribute_not_exists, so one address is one
 //     member or one invitation per workspace, case-insensitively, under any
@@ -71,6 +85,8 @@ import (
 	"hash/fnv"
 	"strings"
 	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // Key attribute names of the table and its index.
@@ -95,6 +111,7 @@ const (
 	prefixTeam      = "TEAM#"
 	prefixTeamMembr = "TEAMMEMBER#"
 	prefixAgent     = "AGENT#"
+	prefixTeamName  = "TEAMNAME#"
 )
 
 func wsPK(ws string) string                 { return "WS#" + ws }
@@ -104,6 +121,8 @@ func inviteSK(id string) string             { return prefixInvite + id }
 func teamSK(id string) string               { return prefixTeam + id }
 func teamMemberSK(team, user string) string { return prefixTeamMembr + team + "#" + user }
 func agentSK(id string) string              { return prefixAgent + id }
+func teamNameSK(name string) string         { return prefixTeamName + workspace.TeamNameKey(name) }
+func teamMembersPrefix(team string) string  { return prefixTeamMembr + team + "#" }
 func keyPK(hash string) string              { return "KEY#" + hash }
 func userGSI1PK(ws, user string) string     { return wsPK(ws) + "#USER#" + user }
 func teamGSI1PK(ws, team string) string     { return wsPK(ws) + "#TEAM#" + team }

@@ -57,11 +57,18 @@ func snapshotItems(snap Snapshot, now time.Time) ([]any, error) {
 	}
 	var items []any
 	seats := 0
+	// Each member item carries its teams (keys.go), so a membership is
+	// written twice: as its own item and in its member's teams map.
+	teamsOf := map[string][]workspace.MemberTeam{}
+	for _, tm := range snap.TeamMembers {
+		teamsOf[tm.UserID] = append(teamsOf[tm.UserID], workspace.MemberTeam{TeamID: tm.TeamID, Role: tm.Role})
+	}
 	for _, m := range snap.Members {
 		if err := belongs("member", m.ID, m.WorkspaceID); err != nil {
 			return nil, err
 		}
 		m.WorkspaceID = ws
+		m.Teams = teamsOf[m.ID]
 		items = append(items, toMemberItem(m), memberClaim(m))
 		seats++
 	}
@@ -70,7 +77,7 @@ func snapshotItems(snap Snapshot, now time.Time) ([]any, error) {
 			return nil, err
 		}
 		t.WorkspaceID = ws
-		items = append(items, toTeamItem(t))
+		items = append(items, toTeamItem(t), toTeamNameItem(ws, t.Name, t.ID))
 	}
 	for _, tm := range snap.TeamMembers {
 		if err := belongs("team membership", tm.TeamID+"/"+tm.UserID, tm.WorkspaceID); err != nil {

@@ -33,12 +33,20 @@ func TestSnapshotItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 per member and invitation, 1 per team, membership, agent and key, and the workspace.
-	if len(items) != 2+1+1+2+6+1+1 {
+	// 2 per member, team (its name claim) and invitation, 1 per membership, agent and key, and the workspace.
+	if len(items) != 2+2+1+2+6+1+1 {
 		t.Fatalf("%d items", len(items))
 	}
 	for _, it := range items {
 		switch it := it.(type) {
+		case memberItem:
+			if it.Teams["t1"] != "guest" || len(it.Teams) != 1 {
+				t.Errorf("member u1's teams = %v, want its membership mirrored (t1: guest)", it.Teams)
+			}
+		case teamNameItem:
+			if it.SK != "TEAMNAME#t" || it.TeamID != "t1" {
+				t.Errorf("team name claim = %+v, want TEAMNAME#t for t1", it)
+			}
 		case workspaceItem:
 			if it.SeatsUsed != 2 { // the member and i1; i3 expired at now exactly
 				t.Errorf("seatsUsed = %d, want 2", it.SeatsUsed)

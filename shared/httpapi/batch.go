@@ -56,14 +56,14 @@ func DecodeIDs(r *http.Request) ([]string, error) {
 
 // BatchItem is the result for one id of a batch write (decisions §3).
 type BatchItem struct {
-	ID        string   `json:"id"`
-	Success   bool     `json:"success"`
-	Name      string   `json:"name,omitempty"`
-	Unchanged *bool    `json:"unchanged,omitempty"`
-	Applied   any      `json:"applied,omitempty"`
-	Tags      []string `json:"tags,omitempty"`
-	Impact    any      `json:"impact,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	ID        string    `json:"id"`
+	Success   bool      `json:"success"`
+	Name      string    `json:"name,omitempty"`
+	Unchanged *bool     `json:"unchanged,omitempty"`
+	Applied   any       `json:"applied,omitempty"`
+	Tags      *[]string `json:"tags,omitempty"` // set on tag writes only; [] is shown, not omitted
+	Impact    any       `json:"impact,omitempty"`
+	Error     string    `json:"error,omitempty"`
 }
 
 // Summary counts a batch's results.

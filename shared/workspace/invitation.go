@@ -261,6 +261,9 @@ type Member struct {
 	Role        Role
 	Tags        []string
 	JoinedAt    time.Time
+	// Teams are the teams the member belongs to, in team id order; kept on
+	// the member so the members list reads no other item.
+	Teams []MemberTeam
 }
 
 // EmailClaim tells who holds an e-mail address in a workspace: a member, an

@@ -1,6 +1,10 @@
 package workspace
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
 
 // Team is a group of a workspace's members and agents that can share a monthly
 // credit limit. Team settings must be enabled for the workspace to use teams.
@@ -21,4 +25,41 @@ type TeamMembership struct {
 	TeamID      string
 	UserID      string
 	Role        TeamRole
+}
+
+// MaxTeamNameLength is the longest team name, in characters, after trimming.
+const MaxTeamNameLength = 100
+
+// TeamName returns raw trimmed of surrounding whitespace, or a KindInvalid
+// error unless it is then 1 to MaxTeamNameLength characters.
+func TeamName(raw string) (string, error) {
+	name := strings.TrimSpace(raw)
+	if n := utf8.RuneCountInString(name); n < 1 || n > MaxTeamNameLength {
+		return "", Invalid("name must be 1 to %d characters after trimming surrounding whitespace", MaxTeamNameLength)
+	}
+	return name, nil
+}
+
+// TeamNameKey is what makes two team names the same: names compare
+// case-insensitively after trimming (decisions §4).
+func TeamNameKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// ErrDuplicateTeamName is the 409 of a create or rename to a name another
+// team of the workspace has.
+var ErrDuplicateTeamName = Conflict("a team with this name already exists in the workspace (names compare case-insensitively)")
+
+// TeamDetail is a team as GET /workspaceapi/teams/{teamId} shows it: the
+// team, its credit standing this UTC month, its members and its agents.
+type TeamDetail struct {
+	Team             Team
+	CreditsThisMonth float64
+	Paused           bool
+	Members          []TeamMembership // in user id order
+	AgentIDs         []string         // in id order
+}
+
+// MemberTeam is one team a member belongs to, as the members list shows it.
+type MemberTeam struct {
+	TeamID string
+	Role   TeamRole
 }

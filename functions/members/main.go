@@ -1,0 +1,28 @@
+// Command members is the Lambda of the members group: the paged members list.
+package main
+
+import (
+	"context"
+	"log"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/agentplatform/workspaceapi/shared/config"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/members"
+)
+
+func main() {
+	config.UseJSONLogs()
+	ctx := context.Background()
+	cfg, err := config.FromEnv()
+	if err != nil {
+		log.Fatal(err)
+	}
+	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
+	if err != nil {
+		log.Fatal(err)
+	}
+	db := dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint)
+	lambda.Start(members.Function(members.Deps{Store: dynamo.New(db, cfg.TableName)}))
+}

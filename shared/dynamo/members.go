@@ -1,0 +1,80 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// MemberPage lists up to limit members of ws in user id order, starting
+// after the user id after ("" for the first page); more tells whether others
+// follow. Each member carries its tags and teams (the teams map of keys.go),
+// so a page is one Query per 1 MB page and reads nothing else.
+//
+// When team is not empty (a team-scoped key) it lists only team's members,
+// each showing that team alone: one Query of the team's memberships and one
+// BatchGetItem per 100 of their members.
+func (s *Store) MemberPage(ctx context.Context, ws, team, after string, limit int) (members []workspace.Member, more bool, err error) {
+	if team != "" {
+		return s.teamMemberPage(ctx, ws, team, after, limit)
+	}
+	e, err := build(expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(prefixMember))))
+	if err != nil {
+		return nil, false, err
+	}
+	var start item
+	if after != "" {
+		start = key(wsPK(ws), memberSK(after))
+	}
+	return queryPage(ctx, s, &dynamodb.QueryInput{
+		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}, start, limit, "members", memberItem.domain)
+}
+
+// teamMemberPage is MemberPage for the members of team.
+func (s *Store) teamMemberPage(ctx context.Context, ws, team, after string, limit int) ([]workspace.Member, bool, error) {
+	e, err := build(expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(teamMembersPrefix(team)))))
+	if err != nil {
+		return nil, false, err
+	}
+	var start item
+	if after != "" {
+		start = key(wsPK(ws), teamMemberSK(team, after))
+	}
+	ships, more, err := queryPage(ctx, s, &dynamodb.QueryInput{
+		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		ConsistentRead: aws.Bool(true),
+	}, start, limit, "team members", teamMemberItem.domain)
+	if err != nil {
+		return nil, false, err
+	}
+	keys := make([]item, len(ships))
+	for i, tm := range ships {
+		keys[i] = key(wsPK(ws), memberSK(tm.UserID))
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, false, err
+	}
+	st := &standings{items: found}
+	members := make([]workspace.Member, 0, len(ships))
+	for _, tm := range ships {
+		it, ok, err := decodeAt[memberItem](st, wsPK(ws), memberSK(tm.UserID))
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			continue // left the workspace meanwhile
+		}
+		m := it.domain()
+		m.Teams = []workspace.MemberTeam{{TeamID: team, Role: tm.Role}}
+		members = append(members, m)
+	}
+	return members, more, nil
+}

@@ -1,0 +1,213 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/fanout"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// This file holds the batch writes of one attribute of many entities (tags
+// of members, agents and teams; agents' showTokenOptimisationInfo): one
+// implementation, parameterised by the kind of entity. A batch of N ids
+// costs ceil(N/100) BatchGetItem calls and one conditional UpdateItem per
+// entity it changes, at most fanout.Limit at once; an entity the write
+// leaves as it is is not written. An UpdateItem is conditioned on the value
+// read, so a write decided on a stale read fails; that entity alone is then
+// read again (one GetItem) and decided again.
+
+// entitySK returns the sort key of entity id of kind.
+func entitySK(kind workspace.Taggable, id string) string {
+	switch kind {
+	case workspace.TaggableMember:
+		return memberSK(id)
+	case workspace.TaggableTeam:
+		return teamSK(id)
+	}
+	return agentSK(id)
+}
+
+// inScope reports whether entity e of kind is visible to a key of team
+// scope ("" for a workspace-wide key): an agent of that team, the team itself.
+func inScope(kind workspace.Taggable, e taggedItem, scope string) bool {
+	switch {
+	case scope == "":
+		return true
+	case kind == workspace.TaggableTeam:
+		return e.ID == scope
+	case kind == workspace.TaggableAgent:
+		return e.TeamID == scope
+	}
+	return false // members are workspace-wide
+}
+
+// entityWrite decides one entity's write: upd and the condition on the
+// value read (besides its existence), or changed false for none. err fails
+// that id alone.
+type entityWrite func(e taggedItem) (upd expression.UpdateBuilder, read expression.ConditionBuilder, changed bool, err error)
+
+// entityOutcome is one id's outcome: the entity as read (found false when
+// the caller cannot see it), whether it was written, and a per-id error.
+type entityOutcome struct {
+	entity  taggedItem
+	found   bool
+	changed bool
+	err     error
+}
+
+// eachEntity reads ids of kind in ws (in scope) with ceil(N/100)
+// BatchGetItem calls and runs decide and its write for each found one, at
+// most fanout.Limit at once. decide is called again on a fresh read when a
+// write loses a race, so it must be pure.
+func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, decide entityWrite) []entityOutcome {
+	outs := make([]entityOutcome, len(ids))
+	var keys []item
+	for _, id := range ids {
+		if workspace.PlausibleID(id) {
+			keys = append(keys, key(wsPK(ws), entitySK(kind, id)))
+		}
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		for i := range outs {
+			outs[i].err = err
+		}
+		return outs
+	}
+	fanout.Run(ctx, len(ids), fanout.Limit, func(ctx context.Context, i int) {
+		raw, ok := found[[2]string{wsPK(ws), entitySK(kind, ids[i])}]
+		if !ok || !workspace.PlausibleID(ids[i]) {
+			return
+		}
+		outs[i] = s.writeEntity(ctx, ws, kind, scope, raw, decide)
+	})
+	return outs
+}
+
+// writeEntity decides and writes the entity read as raw, again on a fresh
+// read after each lost race.
+func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, raw item, decide entityWrite) entityOutcome {
+	k := key(wsPK(ws), itemKey(raw)[1])
+	for attempt := 0; ; attempt++ {
+		var e taggedItem
+		if err := unmarshal(raw, &e); err != nil {
+			return entityOutcome{err: err}
+		}
+		if !inScope(kind, e, scope) {
+			return entityOutcome{}
+		}
+		upd, read, changed, err := decide(e)
+		out := entityOutcome{entity: e, found: true, changed: changed, err: err}
+		if err != nil || !changed {
+			return out
+		}
+		cond := expression.AttributeExists(expression.Name(attrPK)).And(read)
+		if kind == workspace.TaggableAgent && scope != "" {
+			cond = cond.And(expression.Name(attrTeamID).Equal(expression.Value(scope)))
+		}
+		e2, err := build(expression.NewBuilder().WithUpdate(upd).WithCondition(cond))
+		if err != nil {
+			out.err = err
+			return out
+		}
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: k, UpdateExpression: e2.Update(), ConditionExpression: e2.Condition(),
+			ExpressionAttributeNames: e2.Names(), ExpressionAttributeValues: e2.Values(),
+		})
+		var lost *types.ConditionalCheckFailedException
+		switch {
+		case err == nil:
+			return out
+		case !errors.As(err, &lost):
+			out.err = fmt.Errorf("update %s: %w", kind, err)
+			return out
+		case attempt >= maxReevaluations:
+			out.err = errStale
+			return out
+		}
+		got, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			out.err = fmt.Errorf("get %s: %w", kind, err)
+			return out
+		}
+		if got.Item == nil {
+			return entityOutcome{} // removed meanwhile
+		}
+		raw = got.Item
+	}
+}
+
+// tagsAre is the condition that an entity's tags are still tags as read (an
+// item written without any reads as an empty list).
+func tagsAre(tags []string) expression.ConditionBuilder {
+	is := expression.Name(attrTags).Equal(expression.Value(listOrEmpty(tags)))
+	if len(tags) == 0 {
+		return is.Or(expression.AttributeNotExists(expression.Name(attrTags)))
+	}
+	return is
+}
+
+// SetTags applies change to the tags of each of ids, entities of kind in ws
+// (only those a key of team scope sees when scope is not empty: its team's
+// agents, its team; others are not found). One outcome per id, in order;
+// round trips as the file's comment says. For teams it first reads the
+// workspace (one GetItem) and returns workspace.ErrTeamSettingsOff when team
+// settings are off, before anything else.
+func (s *Store) SetTags(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, change workspace.TagChange) ([]workspace.TagOutcome, error) {
+	if kind == workspace.TaggableTeam {
+		if err := s.requireTeamSettings(ctx, ws); err != nil {
+			return nil, err
+		}
+	}
+	var next = make([][]string, len(ids)) // by index: decide runs per id, concurrently
+	idx := make(map[string]int, len(ids))
+	for i, id := range ids {
+		idx[id] = i
+	}
+	outs := s.eachEntity(ctx, ws, kind, scope, ids, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, bool, error) {
+		tags, changed, err := change.Apply(e.Tags)
+		next[idx[e.ID]] = tags
+		return expression.Set(expression.Name(attrTags), expression.Value(listOrEmpty(tags))), tagsAre(e.Tags), changed, err
+	})
+	res := make([]workspace.TagOutcome, len(ids))
+	for i, o := range outs {
+		res[i] = workspace.TagOutcome{ID: ids[i], Name: o.entity.Name, Err: o.err}
+		if !o.found && o.err == nil {
+			res[i] = workspace.TagOutcome{ID: ids[i], Err: kind.NotFound()}
+			continue
+		}
+		res[i].Tags, res[i].Unchanged = listOrEmpty(next[i]), !o.changed
+		if errors.Is(o.err, workspace.ErrTooManyTags) {
+			res[i].Tags = listOrEmpty(o.entity.Tags)
+		}
+	}
+	return res, nil
+}
+
+// SetCreditDetails shows or hides the per-message credit details in the
+// chats of each of ids, agents of ws (of team scope when it is not empty).
+// Display only: limits and running states are not touched. An agent already
+// showing show is not written; round trips as the file's comment says.
+func (s *Store) SetCreditDetails(ctx context.Context, ws, scope string, ids []string, show bool) []workspace.DisplayOutcome {
+	outs := s.eachEntity(ctx, ws, workspace.TaggableAgent, scope, ids, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, bool, error) {
+		return expression.Set(expression.Name(attrShowInfo), expression.Value(show)),
+			expression.Name(attrEntity).Equal(expression.Value(typeAgent)), e.Show != show, nil
+	})
+	res := make([]workspace.DisplayOutcome, len(ids))
+	for i, o := range outs {
+		switch {
+		case !o.found && o.err == nil:
+			res[i] = workspace.DisplayOutcome{ID: ids[i], Err: workspace.ErrAgentNotFound}
+		default:
+			res[i] = workspace.DisplayOutcome{ID: ids[i], Name: o.entity.Name, Show: show, Unchanged: !o.changed, Err: o.err}
+		}
+	}
+	return res
+}

@@ -1,0 +1,93 @@
+package members
+
+import (
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// Paging of GET /workspaceapi/members, as every paged list (decisions §4).
+const (
+	minPage     = 1
+	maxPage     = 1000
+	defaultPage = 100
+)
+
+// Resource is a member as GET /workspaceapi/members lists it (decisions §4).
+type Resource struct {
+	ID       string     `json:"id"`
+	Email    string     `json:"email"`
+	Name     string     `json:"name"`
+	Role     string     `json:"role"`
+	Tags     []string   `json:"tags"`
+	Teams    []TeamRole `json:"teams"`
+	JoinedAt string     `json:"joinedAt"`
+}
+
+// TeamRole is one team of a member, with the member's role in it.
+type TeamRole struct {
+	TeamID string `json:"teamId"`
+	Role   string `json:"role"`
+}
+
+// listResponse is the body of GET /workspaceapi/members.
+type listResponse struct {
+	Members    []Resource `json:"members"`
+	NextCursor *string    `json:"nextCursor"`
+}
+
+// NewResource returns m's listed form.
+func NewResource(m workspace.Member) Resource {
+	r := Resource{ID: m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), Tags: m.Tags,
+		Teams: make([]TeamRole, len(m.Teams)), JoinedAt: workspace.FormatTime(m.JoinedAt)}
+	if r.Tags == nil {
+		r.Tags = []string{}
+	}
+	for i, t := range m.Teams {
+		r.Teams[i] = TeamRole{TeamID: t.TeamID, Role: string(t.Role)}
+	}
+	return r
+}
+
+// listMembers handles GET /workspaceapi/members: one page of the
+// workspace's members in user id order, each with its tags and teams, and
+// the cursor of the next page or null after the last. A team-scoped key sees
+// only its team's members, each with that team alone. A page is one Query
+// (a team-scoped one adds one BatchGetItem per 100 members).
+func listMembers(store Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.Caller(r, workspace.ScopeRead)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		limit, set, err := httpapi.QueryInt(r, "limit", minPage, maxPage)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		if !set {
+			limit = defaultPage
+		}
+		after, err := httpapi.QueryCursor(r)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		members, more, err := store.MemberPage(r.Context(), caller.WorkspaceID, caller.TeamID, after, limit)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		body := listResponse{Members: make([]Resource, len(members))}
+		for i, m := range members {
+			body.Members[i] = NewResource(m)
+		}
+		if more && len(members) > 0 {
+			next := httpapi.EncodeCursor(members[len(members)-1].ID)
+			body.NextCursor = &next
+		}
+		httpapi.JSON(w, http.StatusOK, body)
+	}
+}

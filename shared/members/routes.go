@@ -1,0 +1,31 @@
+// Package members is the members endpoint group: GET /workspaceapi/members,
+// the paged listing of a workspace's members with their tags and teams.
+package members
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// Store is the storage the group uses.
+type Store interface {
+	MemberPage(ctx context.Context, ws, team, after string, limit int) ([]workspace.Member, bool, error)
+}
+
+// Deps are the group's dependencies.
+type Deps struct {
+	Store Store
+}
+
+// Routes returns the group's routes: every route it serves is listed here.
+func Routes(d Deps) http.Handler {
+	mux := httpapi.NewMux()
+	mux.Handle("GET /workspaceapi/members", listMembers(d.Store))
+	return mux
+}
+
+// Function returns the group's Lambda handler.
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }

@@ -1,0 +1,93 @@
+package tags
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// tagsRequest is the body of every tag write (decisions §4). Tags is a
+// pointer so that a missing list is told from an empty one; mode is one so
+// that an empty string is told from an omitted one.
+type tagsRequest struct {
+	IDs  []string  `json:"ids"`
+	Tags *[]string `json:"tags"`
+	Mode *string   `json:"mode"`
+}
+
+// appliedTags is the applied value of a tag result (decisions §10).
+type appliedTags struct {
+	Tags []string `json:"tags"`
+}
+
+// setTags handles a tag write on entities of kind: a batch that adds,
+// removes or sets the listed tags on each id. Everything the body says is
+// checked before anything is read. Member tags are workspace-wide (a
+// team-scoped key gets 403); a team-scoped key reaches only its team's
+// agents and its team. Team tags answer 400 while team settings are off.
+func setTags(store Store, kind workspace.Taggable) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
+		if err == nil && kind == workspace.TaggableMember {
+			err = caller.RequireWorkspaceWide()
+		}
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		var req tagsRequest
+		if err := httpapi.Decode(r, &req); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		ids, err := httpapi.UniqueIDs(req.IDs)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		var tags []string
+		if req.Tags != nil {
+			tags = *req.Tags
+			if tags == nil {
+				tags = []string{}
+			}
+		}
+		mode := workspace.TagModeAdd
+		if req.Mode != nil {
+			mode = workspace.TagMode(*req.Mode)
+			if mode == "" {
+				httpapi.Error(w, r, workspace.Invalid("mode must be add, remove or set"))
+				return
+			}
+		}
+		change, err := workspace.NewTagChange(tags, mode)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		outs, err := store.SetTags(r.Context(), caller.WorkspaceID, kind, caller.TeamID, ids, change)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		items := make([]httpapi.BatchItem, len(outs))
+		for i, o := range outs {
+			switch {
+			case o.Err == nil:
+				items[i] = httpapi.Succeeded(o.ID, o.Name, o.Unchanged, appliedTags{Tags: o.Tags})
+				items[i].Tags = &o.Tags
+			case workspace.KindOf(o.Err) != 0: // not found, or past the tag limit (the entity's tags are unchanged)
+				items[i] = httpapi.Failed(o.ID, o.Name, o.Err.Error())
+				if o.Name != "" {
+					items[i].Tags = &o.Tags
+				}
+			default:
+				slog.ErrorContext(r.Context(), "tag batch", "workspaceId", caller.WorkspaceID, "kind", kind, "id", o.ID, "error", o.Err)
+				items[i] = httpapi.Failed(o.ID, o.Name, "internal error")
+			}
+		}
+		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(items))
+	}
+}

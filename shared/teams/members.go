@@ -1,0 +1,90 @@
+package teams
+
+import (
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// roleRequest is the body of PUT /workspaceapi/teams/{teamId}/members/{userId}.
+type roleRequest struct {
+	Role *string `json:"role"`
+}
+
+// visibleUser returns the user id of r's path, or
+// workspace.ErrMemberNotFound without reading when it is too long.
+func visibleUser(r *http.Request) (string, error) {
+	id := r.PathValue("userId")
+	if !workspace.PlausibleID(id) {
+		return "", workspace.ErrMemberNotFound
+	}
+	return id, nil
+}
+
+// putMember handles PUT /workspaceapi/teams/{teamId}/members/{userId}: adds
+// the workspace member to the team with the role, or changes their role,
+// and answers the membership. An unknown team or user is 404.
+func putMember(store Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		var req roleRequest
+		if err := httpapi.Decode(r, &req); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		if req.Role == nil || !workspace.TeamRole(*req.Role).Valid() {
+			httpapi.Error(w, r, workspace.Invalid("role is required: admin, member or guest"))
+			return
+		}
+		team, err := visibleTeam(r, caller)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		user, err := visibleUser(r)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		tm := workspace.TeamMembership{WorkspaceID: caller.WorkspaceID, TeamID: team, UserID: user, Role: workspace.TeamRole(*req.Role)}
+		if err := store.PutTeamMember(r.Context(), tm); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		httpapi.JSON(w, http.StatusOK, Membership{TeamID: team, UserID: user, Role: string(tm.Role)})
+	}
+}
+
+// deleteMember handles DELETE /workspaceapi/teams/{teamId}/members/{userId}:
+// removes the member from the team, 204. A workspace member who is not in
+// the team is 204 too (a retried DELETE succeeds); an unknown team or user
+// is 404.
+func deleteMember(store Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		team, err := visibleTeam(r, caller)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		user, err := visibleUser(r)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		if err := store.DeleteTeamMember(r.Context(), caller.WorkspaceID, team, user); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		httpapi.NoContent(w)
+	}
+}

@@ -1,0 +1,45 @@
+// Package teams is the teams endpoint group: list, create, read and rename
+// teams, and add, change or remove a team's members. Every route answers
+// 400 while the workspace has team settings off.
+package teams
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// Store is the storage the group uses.
+type Store interface {
+	ListTeams(ctx context.Context, ws string) ([]workspace.Team, error)
+	CreateTeam(ctx context.Context, t workspace.Team) error
+	RenameTeam(ctx context.Context, ws, teamID, name string) error
+	TeamDetail(ctx context.Context, ws, teamID string, now time.Time) (workspace.TeamDetail, error)
+	PutTeamMember(ctx context.Context, tm workspace.TeamMembership) error
+	DeleteTeamMember(ctx context.Context, ws, teamID, userID string) error
+}
+
+// Deps are the group's dependencies.
+type Deps struct {
+	Store Store
+	Clock workspace.Clock
+	IDs   workspace.IDGenerator
+}
+
+// Routes returns the group's routes: every route it serves is listed here.
+func Routes(d Deps) http.Handler {
+	mux := httpapi.NewMux()
+	mux.Handle("GET /workspaceapi/teams", listTeams(d.Store))
+	mux.Handle("POST /workspaceapi/teams", createTeam(d.Store, d.Clock, d.IDs))
+	mux.Handle("GET /workspaceapi/teams/{teamId}", getTeam(d.Store, d.Clock))
+	mux.Handle("PATCH /workspaceapi/teams/{teamId}", renameTeam(d.Store, d.Clock))
+	mux.Handle("PUT /workspaceapi/teams/{teamId}/members/{userId}", putMember(d.Store))
+	mux.Handle("DELETE /workspaceapi/teams/{teamId}/members/{userId}", deleteMember(d.Store))
+	return mux
+}
+
+// Function returns the group's Lambda handler.
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }

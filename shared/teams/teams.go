@@ -1,0 +1,157 @@
+package teams
+
+import (
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// listResponse is the body of GET /workspaceapi/teams.
+type listResponse struct {
+	Teams []Summary `json:"teams"`
+}
+
+// nameRequest is the body of POST /workspaceapi/teams and of
+// PATCH /workspaceapi/teams/{teamId}.
+type nameRequest struct {
+	Name *string `json:"name"`
+}
+
+// name returns the request's name, trimmed and checked.
+func (req nameRequest) name() (string, error) {
+	if req.Name == nil {
+		return "", workspace.Invalid("name is required")
+	}
+	return workspace.TeamName(*req.Name)
+}
+
+// visibleTeam returns the team id of r's path, or workspace.ErrTeamNotFound
+// without reading anything when it cannot name a team the caller sees: too
+// long, or another team than a team-scoped key's own.
+func visibleTeam(r *http.Request, caller workspace.Caller) (string, error) {
+	id := r.PathValue("teamId")
+	if !workspace.PlausibleID(id) || (caller.TeamScoped() && id != caller.TeamID) {
+		return "", workspace.ErrTeamNotFound
+	}
+	return id, nil
+}
+
+// listTeams handles GET /workspaceapi/teams: every team of the workspace in
+// id order. Workspace-wide: a team-scoped key gets 403.
+func listTeams(store Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeRead)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		teams, err := store.ListTeams(r.Context(), caller.WorkspaceID)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		body := listResponse{Teams: make([]Summary, len(teams))}
+		for i, t := range teams {
+			body.Teams[i] = NewSummary(t)
+		}
+		httpapi.JSON(w, http.StatusOK, body)
+	}
+}
+
+// createTeam handles POST /workspaceapi/teams: a new team with the trimmed
+// name, answered 201 with the team. A name another team has, compared
+// case-insensitively, is 409 however many requests race for it.
+// Workspace-wide: a team-scoped key gets 403.
+func createTeam(store Store, clock workspace.Clock, ids workspace.IDGenerator) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeWrite)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		var req nameRequest
+		if err := httpapi.Decode(r, &req); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		name, err := req.name()
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		id, err := ids.NewID("team_")
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		t := workspace.Team{ID: id, WorkspaceID: caller.WorkspaceID, Name: name, Tags: []string{}, CreatedAt: clock.Now()}
+		if err := store.CreateTeam(r.Context(), t); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		httpapi.JSON(w, http.StatusCreated, NewResource(workspace.TeamDetail{Team: t}))
+	}
+}
+
+// getTeam handles GET /workspaceapi/teams/{teamId}: the team with this
+// month's credits, its paused state, its members and its agents' ids. A
+// team-scoped key sees its own team only.
+func getTeam(store Store, clock workspace.Clock) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.Caller(r, workspace.ScopeRead)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		id, err := visibleTeam(r, caller)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		d, err := store.TeamDetail(r.Context(), caller.WorkspaceID, id, clock.Now())
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		httpapi.JSON(w, http.StatusOK, NewResource(d))
+	}
+}
+
+// renameTeam handles PATCH /workspaceapi/teams/{teamId}: renames the team
+// (same rules and 409 as create) and answers the team as GET shows it. A
+// team-scoped key may rename its own team.
+func renameTeam(store Store, clock workspace.Clock) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		var req nameRequest
+		if err := httpapi.Decode(r, &req); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		name, err := req.name()
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		id, err := visibleTeam(r, caller)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		if err := store.RenameTeam(r.Context(), caller.WorkspaceID, id, name); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		d, err := store.TeamDetail(r.Context(), caller.WorkspaceID, id, clock.Now())
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		httpapi.JSON(w, http.StatusOK, NewResource(d))
+	}
+}

@@ -29,14 +29,15 @@ type Deps struct {
 	IDs             workspace.IDGenerator
 	AcceptURL       string
 	// AgentData stores the ingest function's chats, diary entries and metric
-	// records; nil means ingest.NotStoredYet, as the function's main uses.
+	// records; nil means ingest.StoredAgentData over Store, as the function's
+	// main uses.
 	AgentData ingest.AgentData
 }
 
 // agentData is d.AgentData, or the one the ingest function's main uses.
 func (d Deps) agentData() ingest.AgentData {
 	if d.AgentData == nil {
-		return ingest.NotStoredYet{}
+		return ingest.StoredAgentData{Store: d.Store, Clock: d.Clock}
 	}
 	return d.AgentData
 }

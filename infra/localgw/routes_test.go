@@ -84,7 +84,11 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 		want []string
 	}{
 		{"real template", loadTemplate(t), []string{
+			"GET /agents/{agentId}",
 			"GET /workspaceapi/agents", "POST /workspaceapi/agents/credit-limits", "POST /workspaceapi/agents/daily-usage/reset",
+			"GET /workspaceapi/agents/{agentId}", "GET /workspaceapi/agents/{agentId}/chats/{chatId}",
+			"GET /workspaceapi/agents/{agentId}/connected-agents", "GET /workspaceapi/agents/{agentId}/diary",
+			"GET /workspaceapi/agents/{agentId}/key-metrics", "GET /workspaceapi/agents/{agentId}/promotion-requests",
 			"GET /workspaceapi/agents/{agentId}/usage", "GET /workspaceapi/credits",
 			"DELETE /workspaceapi/invites", "GET /workspaceapi/invites", "POST /workspaceapi/invites",
 			"PUT /workspaceapi/teams/{teamId}/credit-limit",
@@ -110,15 +114,22 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 
 func TestRealTemplateRoutesInvokeTheirGroupsFunction(t *testing.T) {
 	want := map[string]string{
-		"DELETE /workspaceapi/invites":                  "InvitesFunction",
-		"GET /workspaceapi/invites":                     "InvitesFunction",
-		"POST /workspaceapi/invites":                    "InvitesFunction",
-		"GET /workspaceapi/agents":                      "AgentsFunction",
-		"POST /workspaceapi/agents/credit-limits":       "CreditsFunction",
-		"POST /workspaceapi/agents/daily-usage/reset":   "CreditsFunction",
-		"GET /workspaceapi/agents/{agentId}/usage":      "CreditsFunction",
-		"GET /workspaceapi/credits":                     "CreditsFunction",
-		"PUT /workspaceapi/teams/{teamId}/credit-limit": "CreditsFunction",
+		"DELETE /workspaceapi/invites":                          "InvitesFunction",
+		"GET /workspaceapi/invites":                             "InvitesFunction",
+		"POST /workspaceapi/invites":                            "InvitesFunction",
+		"GET /workspaceapi/agents":                              "AgentsFunction",
+		"POST /workspaceapi/agents/credit-limits":               "CreditsFunction",
+		"POST /workspaceapi/agents/daily-usage/reset":           "CreditsFunction",
+		"GET /workspaceapi/agents/{agentId}/usage":              "CreditsFunction",
+		"GET /workspaceapi/credits":                             "CreditsFunction",
+		"PUT /workspaceapi/teams/{teamId}/credit-limit":         "CreditsFunction",
+		"GET /workspaceapi/agents/{agentId}":                    "AgentDataFunction",
+		"GET /agents/{agentId}":                                 "AgentDataFunction",
+		"GET /workspaceapi/agents/{agentId}/key-metrics":        "AgentDataFunction",
+		"GET /workspaceapi/agents/{agentId}/connected-agents":   "AgentDataFunction",
+		"GET /workspaceapi/agents/{agentId}/diary":              "AgentDataFunction",
+		"GET /workspaceapi/agents/{agentId}/promotion-requests": "AgentDataFunction",
+		"GET /workspaceapi/agents/{agentId}/chats/{chatId}":     "ChatsFunction",
 	}
 	for _, r := range loadTemplate(t).Routes() {
 		if r.FunctionID != want[r.String()] {

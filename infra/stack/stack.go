@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/agentplatform/workspaceapi/infra/localgw"
+	"github.com/agentplatform/workspaceapi/shared/agentdata"
 	"github.com/agentplatform/workspaceapi/shared/agents"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/credits"
@@ -79,6 +80,12 @@ func Functions(d Deps) map[string]localgw.Factory {
 		},
 		"CreditsFunction": func() lambda.Handler {
 			return lambda.NewHandler(credits.Function(credits.Deps{Store: d.Store, Clock: d.Clock}))
+		},
+		"AgentDataFunction": func() lambda.Handler {
+			return lambda.NewHandler(agentdata.Function(agentdata.Deps{Store: d.Store, Clock: d.Clock}))
+		},
+		"ChatsFunction": func() lambda.Handler {
+			return lambda.NewHandler(agentdata.ChatFunction(agentdata.ChatDeps{Store: d.Store}))
 		},
 	}
 }

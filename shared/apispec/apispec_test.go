@@ -65,7 +65,14 @@ func TestOperations(t *testing.T) {
 	got := apispec.Operations(loadDoc(t))
 	want := []string{
 		"DELETE /workspaceapi/invites",
+		"GET /agents/{agentId}",
 		"GET /workspaceapi/agents",
+		"GET /workspaceapi/agents/{agentId}",
+		"GET /workspaceapi/agents/{agentId}/chats/{chatId}",
+		"GET /workspaceapi/agents/{agentId}/connected-agents",
+		"GET /workspaceapi/agents/{agentId}/diary",
+		"GET /workspaceapi/agents/{agentId}/key-metrics",
+		"GET /workspaceapi/agents/{agentId}/promotion-requests",
 		"GET /workspaceapi/agents/{agentId}/usage",
 		"GET /workspaceapi/credits",
 		"GET /workspaceapi/invites",

@@ -86,7 +86,7 @@ func IsCredentialName(name string) bool {
 // RedactTokens returns s with every key-shaped token replaced by
 // RedactedValue (a Bearer credential keeps the word Bearer).
 func RedactTokens(s string) string {
-	if len(s) < 3 {
+	if len(s) < 3 || !mayHoldToken(s) {
 		return s
 	}
 	return keyShaped.ReplaceAllStringFunc(s, func(m string) string {
@@ -263,4 +263,24 @@ func writeString(buf *bytes.Buffer, s string) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	buf.Truncate(buf.Len() - 1) // Encode's newline
+}
+
+// tokenAnchors are literal parts every keyShaped match contains but
+// (any-case) "bearer", which mayHoldToken looks for on its own.
+var tokenAnchors = []string{KeyPrefix, "sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "eyJ", "xox", "PRIVATE KEY"}
+
+// mayHoldToken is a cheap filter before the regular expression: whether s
+// holds an anchor of some key shape.
+func mayHoldToken(s string) bool {
+	for _, a := range tokenAnchors {
+		if strings.Contains(s, a) {
+			return true
+		}
+	}
+	for i := 0; i+6 <= len(s); i++ {
+		if (s[i] == 'b' || s[i] == 'B') && strings.EqualFold(s[i:i+6], "bearer") {
+			return true
+		}
+	}
+	return false
 }

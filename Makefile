@@ -66,7 +66,7 @@ test: deps lint
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction build-AgentsFunction build-CreditsFunction build-TeamsFunction build-MembersFunction build-TagsFunction
+build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction build-AgentsFunction build-CreditsFunction build-TeamsFunction build-MembersFunction build-TagsFunction build-AgentDataFunction build-ChatsFunction
 
 sam-build:
 	sam build
@@ -90,3 +90,5 @@ dynamodb-local: $(DDB_LOCAL_STAMP)
 
 clean:
 	rm -rf bin .aws-sam
+build-AgentDataFunction: ; $(call build_lambda,agentdata)
+build-ChatsFunction: ; $(call build_lambda,chats)

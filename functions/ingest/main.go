@@ -24,5 +24,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	lambda.Start(ingest.New(dynamo.New(db, cfg.TableName), ingest.NotStoredYet{}, workspace.SystemClock{}))
+	store, clock := dynamo.New(db, cfg.TableName), workspace.SystemClock{}
+	lambda.Start(ingest.New(store, ingest.StoredAgentData{Store: store, Clock: clock}, clock))
 }

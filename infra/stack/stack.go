@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/agentplatform/workspaceapi/infra/localgw"
+	"github.com/agentplatform/workspaceapi/shared/agentdata"
 	"github.com/agentplatform/workspaceapi/shared/agents"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/credits"
@@ -32,14 +33,15 @@ type Deps struct {
 	IDs             workspace.IDGenerator
 	AcceptURL       string
 	// AgentData stores the ingest function's chats, diary entries and metric
-	// records; nil means ingest.NotStoredYet, as the function's main uses.
+	// records; nil means ingest.StoredAgentData over Store, as the function's
+	// main uses.
 	AgentData ingest.AgentData
 }
 
 // agentData is d.AgentData, or the one the ingest function's main uses.
 func (d Deps) agentData() ingest.AgentData {
 	if d.AgentData == nil {
-		return ingest.NotStoredYet{}
+		return ingest.StoredAgentData{Store: d.Store, Clock: d.Clock}
 	}
 	return d.AgentData
 }
@@ -90,6 +92,12 @@ func Functions(d Deps) map[string]localgw.Factory {
 		},
 		"TagsFunction": func() lambda.Handler {
 			return lambda.NewHandler(tags.Function(tags.Deps{Store: d.Store}))
+		},
+		"AgentDataFunction": func() lambda.Handler {
+			return lambda.NewHandler(agentdata.Function(agentdata.Deps{Store: d.Store, Clock: d.Clock}))
+		},
+		"ChatsFunction": func() lambda.Handler {
+			return lambda.NewHandler(agentdata.ChatFunction(agentdata.ChatDeps{Store: d.Store}))
 		},
 	}
 }

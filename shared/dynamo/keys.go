@@ -34,6 +34,25 @@
 //	workspace usage     WS#<ws>#USAGE                USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
 //	applied event       WS#<ws>#EVENT#<eventId>      EVENT                     (ttl: the dedup window)
 //
+// Agent data (chats, diary, key metrics) lives in the agent's partition and
+// in partitions of their own per chat and per metric, never in the
+// workspace's: a busy agent's history throttles nobody else, and no chat's
+// size limits another's.
+//
+//	item                PK                                        SK                               GSI1PK                                    GSI1SK
+//	chat                WS#<ws>#AGENTDATA#<agentId>               CHAT#<chatId>                    (creditsTotal ADDed by usage; the chat's fields SET by chat.message, never Put)
+//	message part        WS#<ws>#AGENTDATA#<agentId>#CHAT#<chatId> MSG#<ts>#<messageId>#<part:03d>  (the body in parts of at most messagePartBytes, so no item nears 400 KB)
+//	diary entry         WS#<ws>#AGENTDATA#<agentId>               DIARY#<timestamp>#<entryId>      WS#<ws>#AGENTDATA#<agentId>#CONV#<convId> DIARY#<timestamp>#<entryId>  (GSI1 only with a conversation)
+//	diary month         WS#<ws>#AGENTDATA#<agentId>               DIARYMONTH#<YYYY-MM>             (dDD: entries on day DD, ADDed)
+//	metric record       WS#<ws>#AGENTDATA#<agentId>#METRIC#<name> REC#<occurredAt>#<recordId>
+//	metric day          WS#<ws>#AGENTDATA#<agentId>#METRIC#<name> DAY#<YYYY-MM-DD>                 (count, valueCount, sum: ADDed per record)
+//	metric total        WS#<ws>#AGENTDATA#<agentId>#METRIC#<name> TOTAL                            (count: ADDed per record)
+//
+// Each event's items are written in one transaction with its event marker
+// and a ConditionCheck that the agent exists, so an event applies once and
+// only to an agent of its workspace. A period of key metrics reads its whole
+// days' summaries and the records of its partial first and last days only.
+//
 // Every counter is keyed by its UTC period, so a counter never mixes two
 // periods, whenever the scheduler runs. Usage is applied in one transaction
 // with the events' markers (attribute_not_exists), so an event counts once.
@@ -179,3 +198,30 @@ func hashOfKeyPK(pk string) string { return strings.TrimPrefix(pk, "KEY#") }
 
 // seatReleaseSK marks that the seat of a removed invitation was released.
 func seatReleaseSK(inviteID string) string { return "SEATRELEASE#" + inviteID }
+
+// Keys of agent data (see the table above).
+const (
+	prefixMessage    = "MSG#"
+	prefixDiary      = "DIARY#"
+	prefixDiaryMonth = "DIARYMONTH#"
+	prefixRecord     = "REC#"
+	prefixMetricDay  = "DAY#"
+	skMetricTotal    = "TOTAL"
+)
+
+func chatPK(ws, agent, chat string) string { return agentDataPK(ws, agent) + "#CHAT#" + chat }
+func messageSK(ts time.Time, messageID string, part int) string {
+	return fmt.Sprintf("%s%s#%s#%03d", prefixMessage, storedTime(ts), messageID, part)
+}
+func diarySK(ts time.Time, entryID string) string {
+	return prefixDiary + storedTime(ts) + "#" + entryID
+}
+func conversationGSI1PK(ws, agent, conv string) string {
+	return agentDataPK(ws, agent) + "#CONV#" + conv
+}
+func diaryMonthSK(month string) string         { return prefixDiaryMonth + month }
+func metricPK(ws, agent, metric string) string { return agentDataPK(ws, agent) + "#METRIC#" + metric }
+func recordSK(at time.Time, recordID string) string {
+	return prefixRecord + storedTime(at) + "#" + recordID
+}
+func metricDaySK(day string) string { return prefixMetricDay + day }

@@ -108,7 +108,13 @@ func acceptsGzip(req events.APIGatewayProxyRequest) bool {
 // gzipBase64 returns body gzipped and base64-encoded.
 func gzipBase64(body string) (string, error) {
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	// Large bodies (a long chat) are compressed harder: the ratio decides
+	// whether they fit under LambdaResponseLimit at all.
+	level := gzip.BestSpeed
+	if len(body) > 1<<20 {
+		level = gzip.DefaultCompression
+	}
+	zw, err := gzip.NewWriterLevel(&buf, level)
 	if err != nil {
 		return "", err
 	}

@@ -313,6 +313,19 @@ func checkText(field, s string, required bool) error {
 	return nil
 }
 
+// maxTokenMetadataBytes bounds a message's tokenMetadata object as JSON.
+const maxTokenMetadataBytes = 16 << 10
+
+// checkLongText bounds a string that a rule allows to be longer than
+// workspace.MaxStringLength (diary details, record notes: the OpenAPI
+// document lists the bounds).
+func checkLongText(field, s string, maxChars int) error {
+	if utf8.RuneCountInString(s) > maxChars {
+		return workspace.Invalid("%s must be at most %d characters", field, maxChars)
+	}
+	return nil
+}
+
 // checkOptionalText is checkText for a string that may be absent.
 func checkOptionalText(field string, s *string) error {
 	if s == nil {
@@ -400,6 +413,12 @@ func (w wireChatMessage) chatMessage() (*ChatMessage, error) {
 	if len(msg.Body) == 0 {
 		return nil, workspace.Invalid("message.body is required (any JSON value)")
 	}
+	if len(msg.Body) > workspace.MaxMessageBodyBytes {
+		return nil, workspace.Invalid("message.body must be at most %d bytes of JSON", workspace.MaxMessageBodyBytes)
+	}
+	if len(msg.TokenMetadata) > maxTokenMetadataBytes {
+		return nil, workspace.Invalid("message.tokenMetadata must be at most %d bytes of JSON", maxTokenMetadataBytes)
+	}
 	if err := checkID("message.messageId", msg.MessageID, true); err != nil {
 		return nil, err
 	}
@@ -452,10 +471,13 @@ func (w wireDiaryEntry) diaryEntry() (*DiaryEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []struct{ name, v string }{{"entry.type", e.Type}, {"entry.title", e.Title}, {"entry.details", e.Details}} {
+	for _, f := range []struct{ name, v string }{{"entry.type", e.Type}, {"entry.title", e.Title}} {
 		if err := checkText(f.name, f.v, false); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkLongText("entry.details", e.Details, workspace.MaxDiaryDetailsLength); err != nil {
+		return nil, err
 	}
 	return &DiaryEntry{
 		Head: w.head(), EntryID: e.ID, CustomerID: e.CustomerID, Timestamp: at,
@@ -481,10 +503,11 @@ func (w wireMetricRecorded) metricRecord() (*MetricRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []struct{ name, v string }{{"record.ref", r.Ref}, {"record.note", r.Note}} {
-		if err := checkText(f.name, f.v, false); err != nil {
-			return nil, err
-		}
+	if err := checkText("record.ref", r.Ref, false); err != nil {
+		return nil, err
+	}
+	if err := checkLongText("record.note", r.Note, workspace.MaxMetricNoteLength); err != nil {
+		return nil, err
 	}
 	rec := &MetricRecord{Head: w.head(), Metric: w.Metric, RecordID: r.ID, OccurredAt: at, Ref: r.Ref, Note: r.Note}
 	if v, ok := r.Value.Get(); ok {

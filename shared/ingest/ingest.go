@@ -208,3 +208,47 @@ func (a Applier) Apply(ctx context.Context, event json.RawMessage) error {
 	_, errs := a.in.apply(ctx, [][]byte{event})
 	return errs[0]
 }
+
+// AgentDataStore is the storage StoredAgentData writes to (shared/dynamo's
+// Store): each method applies one event exactly once per event id.
+type AgentDataStore interface {
+	PutChatMessage(ctx context.Context, eventID, ws, agent, chatID string, c workspace.ChatUpdate, m workspace.Message, now time.Time) error
+	PutDiaryEntry(ctx context.Context, eventID, ws string, e workspace.DiaryEntry, now time.Time) error
+	PutMetricRecord(ctx context.Context, eventID, ws, agent string, r workspace.MetricRecord, now time.Time) error
+}
+
+// StoredAgentData is the AgentData of the service: it stores each event in
+// Store, with event markers that expire Clock's now plus the dedup window.
+type StoredAgentData struct {
+	Store AgentDataStore
+	Clock workspace.Clock
+}
+
+// StoreChatMessage stores the message and the chat fields it carries.
+func (d StoredAgentData) StoreChatMessage(ctx context.Context, m ChatMessage) error {
+	c := workspace.ChatUpdate{
+		CreatedDate: m.Chat.CreatedDate, ShortDesc: m.Chat.ShortDesc, Effort: m.Chat.Effort, LLMModel: m.Chat.LLMModel,
+		LLMResolvedModel: m.Chat.LLMResolvedModel, Starred: m.Chat.Starred, TransportType: m.Chat.TransportType,
+	}
+	msg := workspace.Message{
+		Format: m.Message.Format, Body: m.Message.Body, MessageID: m.Message.MessageID, AppUserID: m.Message.AppUserID,
+		TS: m.Message.TS, TokenMetadata: m.Message.TokenMetadata, SenderName: m.Message.SenderName, SenderImageURL: m.Message.SenderImageURL,
+	}
+	return d.Store.PutChatMessage(ctx, m.ID, m.WorkspaceID, m.AgentID, m.ChatID, c, msg, d.Clock.Now())
+}
+
+// StoreDiaryEntry stores the entry and counts it in its month's summary.
+func (d StoredAgentData) StoreDiaryEntry(ctx context.Context, e DiaryEntry) error {
+	return d.Store.PutDiaryEntry(ctx, e.ID, e.WorkspaceID, workspace.DiaryEntry{
+		ID: e.EntryID, AgentID: e.AgentID, CustomerID: e.CustomerID, Timestamp: e.Timestamp,
+		Type: e.Type, Title: e.Title, Details: e.Details, ConversationID: e.ConversationID,
+	}, d.Clock.Now())
+}
+
+// StoreMetricRecord stores the record and adds it to its day's summary and
+// its metric's total.
+func (d StoredAgentData) StoreMetricRecord(ctx context.Context, r MetricRecord) error {
+	return d.Store.PutMetricRecord(ctx, r.ID, r.WorkspaceID, r.AgentID, workspace.MetricRecord{
+		ID: r.RecordID, Metric: r.Metric, OccurredAt: r.OccurredAt, Value: r.Value, Ref: r.Ref, Note: r.Note,
+	}, d.Clock.Now())
+}

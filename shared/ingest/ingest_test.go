@@ -345,8 +345,6 @@ func TestFixtureEventsTheIngestPathRefusesFailTheLoad(t *testing.T) {
 		name, event, want string
 	}{
 		{"usage in the future", usage("fut", "ag_daily", 1, apitest.Start.Add(time.Hour)), "occurredAt must not be more than 5m0s after now"},
-		{"a chat, until its store exists", `{"type": "chat.message", "id": "c", "workspaceId": "ws_i", "agentId": "ag_free", "chatId": "chat1",
-		  "message": {"format": "text", "body": "hi", "messageId": "msg1", "ts": "2026-11-21T11:00:00Z"}}`, "not built yet"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -205,7 +205,7 @@ func (a *app) loadFixture(ctx context.Context, args []string) error {
 	}
 	// Events go through the ingest function's code path, straight to the
 	// table (not through the queue).
-	events := ingest.NewApplier(store, ingest.NotStoredYet{}, clockFunc(a.now))
+	events := ingest.NewApplier(store, ingest.StoredAgentData{Store: store, Clock: clockFunc(a.now)}, clockFunc(a.now))
 	sum, err := fixture.Load(ctx, store, f, a.now(), events)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", fs.Arg(0), err)

@@ -1,0 +1,29 @@
+// Command chats is the Lambda of GET /workspaceapi/agents/{agentId}/chats/{chatId}:
+// one chat with its full, redacted history (more memory than the other groups).
+package main
+
+import (
+	"context"
+	"log"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/agentplatform/workspaceapi/shared/agentdata"
+	"github.com/agentplatform/workspaceapi/shared/config"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
+)
+
+func main() {
+	config.UseJSONLogs()
+	ctx := context.Background()
+	cfg, err := config.FromEnv()
+	if err != nil {
+		log.Fatal(err)
+	}
+	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
+	if err != nil {
+		log.Fatal(err)
+	}
+	db := dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint)
+	lambda.Start(agentdata.ChatFunction(agentdata.ChatDeps{Store: dynamo.New(db, cfg.TableName)}))
+}

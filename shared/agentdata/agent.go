@@ -1,0 +1,140 @@
+package agentdata
+
+import (
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/agents"
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// agentResource is GET /workspaceapi/agents/{agentId}: the listed agent
+// with its key metric definitions.
+type agentResource struct {
+	agents.Resource
+	KeyMetrics []keyMetricDefinition `json:"keyMetrics"`
+}
+
+// keyMetricDefinition is one key metric an agent counts.
+type keyMetricDefinition struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description"`
+	Measurement measurement `json:"measurement"`
+}
+
+type measurement struct {
+	Unit        string `json:"unit"`
+	Aggregation string `json:"aggregation"`
+}
+
+func newDefinition(d workspace.KeyMetricDefinition) keyMetricDefinition {
+	return keyMetricDefinition{Name: d.Name, Description: d.Description,
+		Measurement: measurement{Unit: d.Measurement.Unit, Aggregation: d.Measurement.Aggregation}}
+}
+
+// getAgent handles GET /workspaceapi/agents/{agentId} and GET
+// /agents/{agentId}: one GetItem.
+func getAgent(store Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_, a, err := readAgent(r, store, false)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		body := agentResource{Resource: agents.NewResource(a), KeyMetrics: []keyMetricDefinition{}}
+		for _, d := range a.KeyMetrics {
+			body.KeyMetrics = append(body.KeyMetrics, newDefinition(d))
+		}
+		httpapi.JSON(w, http.StatusOK, body)
+	}
+}
+
+// promotionRequest is one element of GET .../promotion-requests.
+type promotionRequest struct {
+	ID                string `json:"id"`
+	RequestedByUserID string `json:"requestedByUserId"`
+	RequestedAt       string `json:"requestedAt"`
+	Status            string `json:"status"`
+	Note              string `json:"note"`
+}
+
+// promotionRequests handles GET .../promotion-requests, the one per-agent
+// GET allowed on private agents.
+func promotionRequests(store Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_, a, err := readAgent(r, store, true)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		out := []promotionRequest{}
+		for _, p := range a.PromotionRequestList() {
+			out = append(out, promotionRequest{ID: p.ID, RequestedByUserID: p.RequestedByUserID,
+				RequestedAt: workspace.FormatTime(p.RequestedAt), Status: p.Status, Note: p.Note})
+		}
+		httpapi.JSON(w, http.StatusOK, map[string]any{"promotionRequests": out})
+	}
+}
+
+// connectedAgent is one entry of GET .../connected-agents; groupId and
+// groupName are absent for an agent without a team.
+type connectedAgent struct {
+	ID                   string `json:"id"`
+	Name                 string `json:"name"`
+	Description          string `json:"description"`
+	ImageURL             string `json:"imageUrl"`
+	GroupID              string `json:"groupId,omitempty"`
+	GroupName            string `json:"groupName,omitempty"`
+	AgentDiscoverability string `json:"agentDiscoverability"`
+}
+
+type connectionsResponse struct {
+	Outbound  []connectedAgent `json:"outbound"`
+	Inbound   []connectedAgent `json:"inbound"`
+	Available []connectedAgent `json:"available"`
+}
+
+// connectedAgents handles GET .../connected-agents: the agent, every agent
+// of the workspace (real connections cross teams) and the teams' names.
+func connectedAgents(store Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, a, err := readAgent(r, store, false)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		all, err := store.AllAgents(r.Context(), caller.WorkspaceID, "")
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		teams, err := store.Teams(r.Context(), caller.WorkspaceID)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		names := map[string]string{}
+		for _, t := range teams {
+			names[t.ID] = t.Name
+		}
+		inScope := all
+		if caller.TeamScoped() {
+			inScope = nil
+			for _, o := range all {
+				if o.TeamID == caller.TeamID {
+					inScope = append(inScope, o)
+				}
+			}
+		}
+		c := workspace.Connect(a, all, inScope)
+		entries := func(as []workspace.Agent) []connectedAgent {
+			out := make([]connectedAgent, len(as))
+			for i, o := range as {
+				out[i] = connectedAgent{ID: o.ID, Name: o.Name, Description: o.Description, ImageURL: o.ImageURL,
+					GroupID: o.TeamID, GroupName: names[o.TeamID], AgentDiscoverability: o.AgentDiscoverability}
+			}
+			return out
+		}
+		httpapi.JSON(w, http.StatusOK, connectionsResponse{Outbound: entries(c.Outbound), Inbound: entries(c.Inbound), Available: entries(c.Available)})
+	}
+}

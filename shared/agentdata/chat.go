@@ -1,0 +1,96 @@
+package agentdata
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// chatBody is GET .../chats/{chatId}; transport is absent on a portal chat.
+type chatBody struct {
+	ID               string        `json:"id"`
+	AgentID          string        `json:"agentId"`
+	CreatedDate      string        `json:"createdDate"`
+	LastActivityDate string        `json:"lastActivityDate"`
+	Starred          bool          `json:"starred"`
+	ShortDesc        string        `json:"shortDesc"`
+	Effort           string        `json:"effort"`
+	LLMModel         string        `json:"llmModel"`
+	LLMResolvedModel string        `json:"llmResolvedModel"`
+	CreditsTotal     float64       `json:"creditsTotal"`
+	Transport        *transport    `json:"transport,omitempty"`
+	Messages         []messageBody `json:"messages"`
+}
+
+type transport struct {
+	Type string `json:"type"`
+}
+
+type messageBody struct {
+	Format         string          `json:"format"`
+	Body           json.RawMessage `json:"body"`
+	MessageID      string          `json:"messageId"`
+	AppUserID      string          `json:"appUserId"`
+	TS             string          `json:"ts"`
+	TokenMetadata  json.RawMessage `json:"tokenMetadata"`
+	SenderName     string          `json:"senderName"`
+	SenderImageURL string          `json:"senderImageUrl"`
+}
+
+// emptyObject is the tokenMetadata of a message that has none.
+var emptyObject = json.RawMessage(`{}`)
+
+// getChat handles GET .../chats/{chatId}: the chat and its whole history,
+// oldest first, redacted on the way out (workspace.RedactMessageBody); the
+// stored messages keep their native form. A chat of another agent is not
+// found. A large answer is gzipped for clients that accept it (see
+// httpapi.fitResponse and the OpenAPI document for the limit).
+func getChat(store ChatStore) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		caller, a, err := readAgent(r, store, false)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		chatID := r.PathValue("chatId")
+		if !workspace.PlausibleID(chatID) {
+			httpapi.Error(w, r, workspace.NotFound("chat not found"))
+			return
+		}
+		c, err := store.Chat(r.Context(), caller.WorkspaceID, a.ID, chatID)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		httpapi.JSON(w, http.StatusOK, newChatBody(c))
+	}
+}
+
+// newChatBody is c as it leaves the service: message bodies and token
+// metadata redacted, key-shaped tokens removed from every other text.
+func newChatBody(c workspace.Chat) chatBody {
+	red := workspace.RedactTokens
+	b := chatBody{
+		ID: c.ID, AgentID: c.AgentID, CreatedDate: workspace.FormatTime(c.CreatedDate),
+		LastActivityDate: workspace.FormatTime(c.LastActivity()), Starred: c.Starred,
+		ShortDesc: red(c.ShortDesc), Effort: red(c.Effort), LLMModel: red(c.LLMModel), LLMResolvedModel: red(c.LLMResolvedModel),
+		CreditsTotal: c.CreditsTotal, Messages: make([]messageBody, len(c.Messages)),
+	}
+	if c.TransportType != "" {
+		b.Transport = &transport{Type: red(c.TransportType)}
+	}
+	for i, m := range c.Messages {
+		tm := workspace.RedactJSONObject(m.TokenMetadata)
+		if len(tm) == 0 {
+			tm = emptyObject
+		}
+		b.Messages[i] = messageBody{
+			Format: m.Format, Body: workspace.RedactMessageBody(m.Format, m.Body), MessageID: m.MessageID,
+			AppUserID: m.AppUserID, TS: workspace.FormatTime(m.TS), TokenMetadata: tm,
+			SenderName: red(m.SenderName), SenderImageURL: red(m.SenderImageURL),
+		}
+	}
+	return b
+}

@@ -1,0 +1,119 @@
+package agentdata
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// Bounds of the diary's year parameter (month is 1–12 by the spec).
+const (
+	minDiaryYear = 1970
+	maxDiaryYear = 9999
+)
+
+// diaryEntry is a diary entry; conversationId is absent on an entry
+// without a conversation.
+type diaryEntry struct {
+	ID             string `json:"id"`
+	AgentID        string `json:"agentId"`
+	CustomerID     string `json:"customerId"`
+	Timestamp      string `json:"timestamp"`
+	Type           string `json:"type"`
+	Title          string `json:"title"`
+	Details        string `json:"details"`
+	ConversationID string `json:"conversationId,omitempty"`
+}
+
+type diaryDay struct {
+	Date  string `json:"date"`
+	Count int    `json:"count"`
+}
+
+type diaryMonth struct {
+	Year  int        `json:"year"`
+	Month int        `json:"month"`
+	Days  []diaryDay `json:"days"`
+}
+
+var (
+	errYearWithoutMonth = workspace.Invalid("give year and month together (the month-activity summary), or neither")
+	errMonthAndDay      = workspace.Invalid("give year and month (the month-activity summary), or date or conversationId (entries), not both")
+)
+
+// diary handles GET .../diary: with year and month, the month-activity
+// summary (one GetItem); with conversationId, that conversation's entries
+// (date is then ignored); else the entries of date's UTC day (default
+// today). Entries are oldest first.
+func diary(store Store, clock workspace.Clock) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		year, yearSet, err := httpapi.QueryInt(r, "year", minDiaryYear, maxDiaryYear)
+		var month int
+		var monthSet, dateSet, convSet bool
+		var date time.Time
+		var conv string
+		if err == nil {
+			month, monthSet, err = httpapi.QueryInt(r, "month", 1, 12)
+		}
+		if err == nil {
+			date, dateSet, err = httpapi.QueryTime(r, "date")
+		}
+		if err == nil {
+			conv, convSet, err = httpapi.QueryString(r, "conversationId")
+		}
+		switch {
+		case err != nil:
+		case yearSet != monthSet:
+			err = errYearWithoutMonth
+		case yearSet && (dateSet || convSet):
+			err = errMonthAndDay
+		}
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		caller, a, err := readAgent(r, store, false)
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		if yearSet {
+			days, err := store.DiaryMonth(ctx, caller.WorkspaceID, a.ID, time.Date(year, time.Month(month), 1, 0, 0, 0, 0, time.UTC))
+			if err != nil {
+				httpapi.Error(w, r, err)
+				return
+			}
+			body := diaryMonth{Year: year, Month: month, Days: make([]diaryDay, len(days))}
+			for i, d := range days {
+				body.Days[i] = diaryDay{Date: d.Date, Count: d.Count}
+			}
+			httpapi.JSON(w, http.StatusOK, body)
+			return
+		}
+		var entries []workspace.DiaryEntry
+		switch {
+		case convSet && !workspace.PlausibleID(conv):
+			// No conversation has such an id: no entries.
+		case convSet:
+			entries, err = store.DiaryConversation(ctx, caller.WorkspaceID, a.ID, conv)
+		default:
+			if !dateSet {
+				date = clock.Now()
+			}
+			entries, err = store.DiaryDay(ctx, caller.WorkspaceID, a.ID, date)
+		}
+		if err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		out := make([]diaryEntry, len(entries))
+		for i, e := range entries {
+			out[i] = diaryEntry{ID: e.ID, AgentID: e.AgentID, CustomerID: e.CustomerID, Timestamp: workspace.FormatTime(e.Timestamp),
+				Type: e.Type, Title: e.Title, Details: e.Details, ConversationID: e.ConversationID}
+		}
+		httpapi.JSON(w, http.StatusOK, map[string]any{"entries": out})
+	}
+}

@@ -1,0 +1,42 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// BulkLoadMetricRecords writes records of one metric of an agent, with the
+// day summaries and the total the ingest path would have made, by
+// BatchWriteItem: for benchmarks with far more records than the
+// transactional path loads in reasonable time.
+func (s *Store) BulkLoadMetricRecords(ctx context.Context, ws, agent string, recs []workspace.MetricRecord) error {
+	var items []item
+	days := map[string]*workspace.MetricTotals{}
+	for _, r := range recs {
+		raw, err := marshal(toRecordItem(ws, agent, r))
+		if err != nil {
+			return err
+		}
+		items = append(items, raw)
+		d := workspace.DayKey(r.OccurredAt)
+		if days[d] == nil {
+			days[d] = &workspace.MetricTotals{}
+		}
+		days[d].AddRecord(r)
+	}
+	metric := recs[0].Metric
+	for d, t := range days {
+		raw, err := marshal(metricSumItem{keys: keys{PK: metricPK(ws, agent, metric), SK: metricDaySK(d), Entity: typeMetricDay},
+			Count: t.Count, ValueCount: t.ValueCount, Sum: t.Sum})
+		if err != nil {
+			return err
+		}
+		items = append(items, raw)
+	}
+	raw, err := marshal(metricSumItem{keys: keys{PK: metricPK(ws, agent, metric), SK: skMetricTotal, Entity: typeMetricTotal}, Count: len(recs)})
+	if err != nil {
+		return err
+	}
+	return s.putAll(ctx, append(items, raw))
+}

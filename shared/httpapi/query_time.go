@@ -1,0 +1,33 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// QueryTime reads the query parameter name as an ISO timestamp (RFC 3339,
+// any offset) or an ISO date (YYYY-MM-DD, its UTC midnight), in UTC; set is
+// false when it is absent. Anything else is a KindInvalid error naming the
+// parameter.
+func QueryTime(r *http.Request, name string) (t time.Time, set bool, err error) {
+	s, set, err := queryValue(r, name)
+	if err != nil || !set {
+		return time.Time{}, false, err
+	}
+	if d, err := time.Parse(time.DateOnly, s); err == nil && len(s) == len(time.DateOnly) {
+		return d.UTC(), true, nil
+	}
+	t, err = time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false, workspace.Invalid("%s must be an ISO date (YYYY-MM-DD) or an RFC 3339 timestamp", name)
+	}
+	return t.UTC(), true, nil
+}
+
+// QueryString reads the query parameter name as it is; set is false when it
+// is absent. A parameter given twice is a KindInvalid error.
+func QueryString(r *http.Request, name string) (v string, set bool, err error) {
+	return queryValue(r, name)
+}

@@ -1,0 +1,83 @@
+package workspace
+
+import "slices"
+
+// ErrPrivateAgent is the 403 of every per-agent GET on a restricted or
+// personal agent except its promotion requests (spec, decisions §2).
+var ErrPrivateAgent = Forbidden("this agent is restricted or personal: its data cannot be read through the API")
+
+// AgentInScope returns ErrAgentNotFound when a team-scoped caller's key
+// cannot see agent a (it belongs to another team, or to none): existence
+// never leaks across a key's scope.
+func AgentInScope(c Caller, a Agent) error {
+	if c.TeamScoped() && a.TeamID != c.TeamID {
+		return ErrAgentNotFound
+	}
+	return nil
+}
+
+// AgentReadable is AgentInScope, then ErrPrivateAgent for a private agent:
+// the check of every per-agent GET but promotion requests.
+func AgentReadable(c Caller, a Agent) error {
+	if err := AgentInScope(c, a); err != nil {
+		return err
+	}
+	if a.IsPrivate {
+		return ErrPrivateAgent
+	}
+	return nil
+}
+
+// DiscoverableTo reports whether agent from may newly connect to target by
+// target's agentDiscoverability (decisions §5): workspace, anyone; team, only
+// an agent of target's own team (an agent without a team is in no team, so a
+// team-discoverable agent without one is discoverable to nobody); none,
+// nobody.
+func DiscoverableTo(target, from Agent) bool {
+	switch target.AgentDiscoverability {
+	case DiscoverabilityWorkspace:
+		return true
+	case DiscoverabilityTeam:
+		return target.TeamID != "" && target.TeamID == from.TeamID
+	}
+	return false
+}
+
+// Connections are an agent's connected agents (decisions §5, §10).
+type Connections struct {
+	Outbound, Inbound, Available []Agent
+}
+
+// Connect sorts agent a's connections out of every agent of its workspace
+// (all) and the caller's scope (inScope: what the key sees). Outbound and
+// inbound are real connections, whatever their privacy or team; available
+// are agents of inScope that a may newly connect to: not a itself, not
+// connected outbound already, not private, discoverable to a. An agent
+// connecting to a only inbound is still available. Outbound keeps a's order
+// of connections (ids no longer naming an agent are skipped); the others
+// keep the order of their inputs.
+func Connect(a Agent, all, inScope []Agent) Connections {
+	c := Connections{Outbound: []Agent{}, Inbound: []Agent{}, Available: []Agent{}}
+	byID := make(map[string]Agent, len(all))
+	for _, o := range all {
+		byID[o.ID] = o
+	}
+	seen := map[string]bool{}
+	for _, id := range a.Connections {
+		if o, ok := byID[id]; ok && !seen[id] && id != a.ID {
+			seen[id] = true
+			c.Outbound = append(c.Outbound, o)
+		}
+	}
+	for _, o := range all {
+		if o.ID != a.ID && slices.Contains(o.Connections, a.ID) {
+			c.Inbound = append(c.Inbound, o)
+		}
+	}
+	for _, o := range inScope {
+		if o.ID != a.ID && !seen[o.ID] && !o.IsPrivate && DiscoverableTo(o, a) {
+			c.Available = append(c.Available, o)
+		}
+	}
+	return c
+}

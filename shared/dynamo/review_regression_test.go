@@ -55,3 +55,19 @@ func TestReviewATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
 	w.use("a2", 0.1, noon) // ev2
 	w.wantState("a2", noon, pausedTeam)
 }
+
+// The same blind resume for a team: paused in November, its December usage
+// reaches the limit before the Dec 1 run (settleTeam skips an already paused
+// team), and the run un-pauses it anyway.
+func TestReviewSchedulerDoesNotResumeATeamWhoseNewMonthUsageReachedItsLimit(t *testing.T) {
+	ctx := context.Background()
+	w := newCreditWorld(t)
+	w.use("a2", 100, noon) // t1 limit 100: paused in November
+	december := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	early := december.Add(30 * time.Second)
+	w.use("a2", 100, early) // December's usage reaches the limit before the run
+	if _, err := w.store.ResumeDue(ctx, december); err != nil {
+		t.Fatal(err)
+	}
+	w.wantState("a2", early.Add(time.Minute), pausedTeam)
+}

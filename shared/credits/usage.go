@@ -79,10 +79,12 @@ func agentUsage(store Store, clock workspace.Clock) http.HandlerFunc {
 		}
 		body := usageResponse{AgentID: id, StartDate: workspace.DayKey(from), EndDate: workspace.DayKey(to),
 			Days: make([]dayUsage, len(days))}
+		credits := make([]float64, len(days))
 		for i, d := range days {
 			body.Days[i] = dayUsage{Date: d.Day, Credits: d.Credits}
-			body.Total += d.Credits
+			credits[i] = d.Credits
 		}
+		body.Total = workspace.SumCredits(credits...)
 		httpapi.JSON(w, http.StatusOK, body)
 	}
 }

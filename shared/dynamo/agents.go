@@ -137,24 +137,13 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 	if !wsFound {
 		return workspace.CreditsReport{}, workspace.ErrWorkspaceNotFound
 	}
-	shardSum := func(pk string) (float64, error) {
-		total := 0.0
-		for i := range usageShards {
-			c, _, err := decodeAt[counterItem](st, pk, shardSK(month, i))
-			if err != nil {
-				return 0, err
-			}
-			total += c.Total
-		}
-		return total, nil
-	}
 	rep := workspace.CreditsReport{Month: month, DefaultDailyLimit: w.DefaultDailyCreditLimit,
 		Teams: []workspace.TeamCredits{}, Agents: []workspace.AgentCredits{}}
-	if rep.Total, err = shardSum(workspaceUsagePK(ws)); err != nil {
+	if rep.Total, err = st.shardSum(workspaceUsagePK(ws), month); err != nil {
 		return workspace.CreditsReport{}, err
 	}
 	for _, t := range teams {
-		used, err := shardSum(teamDataPK(ws, t.ID))
+		used, err := st.shardSum(teamDataPK(ws, t.ID), month)
 		if err != nil {
 			return workspace.CreditsReport{}, err
 		}

@@ -108,15 +108,21 @@ func (st *standings) teamState(ws, team string) (teamStateItem, error) {
 
 // teamUsed sums the team's month usage shards (read with opts.teamUsage).
 func (st *standings) teamUsed(ws, team string) (float64, error) {
-	total := 0.0
+	return st.shardSum(teamDataPK(ws, team), workspace.MonthKey(st.now))
+}
+
+// shardSum sums the usage shards of a team or workspace partition pk for
+// month, as read.
+func (st *standings) shardSum(pk, month string) (float64, error) {
+	shards := make([]float64, usageShards)
 	for i := range usageShards {
-		c, _, err := decodeAt[counterItem](st, teamDataPK(ws, team), shardSK(workspace.MonthKey(st.now), i))
+		c, _, err := decodeAt[counterItem](st, pk, shardSK(month, i))
 		if err != nil {
 			return 0, err
 		}
-		total += c.Total
+		shards[i] = c.Total
 	}
-	return total, nil
+	return workspace.SumCredits(shards...), nil
 }
 
 // readTeamStanding reads what decides team's pause at now (its item, its

@@ -82,8 +82,12 @@ func (s *Store) resumeShard(ctx context.Context, pk, before string, now time.Tim
 	return out, errors.Join(errs...)
 }
 
-// resumeOne resumes the agent or team of one resume-index entry, under the
-// condition that it is still held for the same period.
+// resumeOne settles the agent or team of one resume-index entry anew for
+// now's day and month: it resumes it, unless usage already recorded in the
+// new period reached the limit again (then the hold moves to the new period).
+// The write is conditioned on the entity still being held for the same
+// period at the version read, so a second run, or a run racing usage or a
+// limit change, changes nothing more.
 func (s *Store) resumeOne(ctx context.Context, raw item, before string, now time.Time) (*workspace.Transition, error) {
 	var entity struct {
 		Entity      string `dynamodbav:"entity"`
@@ -96,24 +100,74 @@ func (s *Store) resumeOne(ctx context.Context, raw item, before string, now time
 	if err := unmarshal(raw, &entity); err != nil {
 		return nil, err
 	}
-	heldFor := expression.Name(attrPeriod).Equal(expression.Value(entity.Period)).
-		And(expression.Name(attrGSI2PK).Equal(expression.Value(entity.GSI2PK)))
 	if entity.Period >= before {
 		return nil, nil
 	}
+	heldFor := expression.Name(attrPeriod).Equal(expression.Value(entity.Period)).
+		And(expression.Name(attrGSI2PK).Equal(expression.Value(entity.GSI2PK)))
 	if entity.Entity == typeTeamState {
-		err := s.writeVersioned(ctx, key(teamDataPK(entity.WorkspaceID, entity.TeamID), skState),
-			teamStateUpdate(entity.WorkspaceID, entity.TeamID, false, now), heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))))
-		return resumed(err, workspace.Transition{WorkspaceID: entity.WorkspaceID, TeamID: entity.TeamID, State: workspace.Running})
+		return s.resumeTeam(ctx, entity.WorkspaceID, entity.TeamID, heldFor, now)
 	}
 	reason := workspace.ReasonDailyLimit
 	if strings.HasPrefix(entity.GSI2PK, resumeMonth) {
 		reason = workspace.ReasonMonthlyLimit
 	}
 	r := agentRef{ws: entity.WorkspaceID, agent: entity.AgentID}
-	err := s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState), agentStateUpdate(r, workspace.Running, now),
-		heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))))
+	st, err := s.readStandings(ctx, []agentRef{r}, now, readOpts{agents: true})
+	if err != nil {
+		return nil, err
+	}
+	state, err := st.agentState(r)
+	if err != nil {
+		return nil, err
+	}
+	to := workspace.Running // an agent that no longer exists leaves the index
+	if a, found, err := st.agent(r); err != nil {
+		return nil, err
+	} else if found {
+		sd, err := st.standing(a, false)
+		if err != nil {
+			return nil, err
+		}
+		to = sd.credit.Position.OwnState()
+	}
+	err = s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState), agentStateUpdate(r, to, now),
+		heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(versionIs(state.Version)))
+	if !to.IsRunning() {
+		_, err = resumed(err, workspace.Transition{})
+		return nil, err
+	}
 	return resumed(err, workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: workspace.Running})
+}
+
+// resumeTeam unpauses team (ws, team) held by heldFor, unless its usage in
+// now's month already reached its limit again (then the pause moves to that
+// month).
+func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor expression.ConditionBuilder, now time.Time) (*workspace.Transition, error) {
+	st, err := s.readTeamStanding(ctx, ws, team, now)
+	if err != nil {
+		return nil, err
+	}
+	state, err := st.teamState(ws, team)
+	if err != nil {
+		return nil, err
+	}
+	t, found, err := decodeAt[teamItem](st, wsPK(ws), teamSK(team))
+	if err != nil {
+		return nil, err
+	}
+	used, err := st.teamUsed(ws, team)
+	if err != nil {
+		return nil, err
+	}
+	paused := found && (workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused()
+	err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, paused, now),
+		heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(versionIs(state.Version)))
+	if paused {
+		_, err = resumed(err, workspace.Transition{})
+		return nil, err
+	}
+	return resumed(err, workspace.Transition{WorkspaceID: ws, TeamID: team, State: workspace.Running})
 }
 
 // resumed turns a resume write's result into its transition: a failed

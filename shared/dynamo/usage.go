@@ -168,10 +168,13 @@ func packUsage(events []workspace.Usage, pending []int, agents map[agentRef]work
 
 // applyUsageChunk writes one chunk's transaction. An event whose marker
 // already exists was applied by an earlier delivery: it is dropped and the
-// rest written again.
+// rest written again. An agent whose latest activity is already later than
+// the chunk's (events arrive out of order) keeps it: its activity update is
+// dropped and the rest written again.
 func (s *Store) applyUsageChunk(ctx context.Context, events []workspace.Usage, chunk []int, agents map[agentRef]workspace.Agent, now time.Time) error {
+	keepLastAt := map[agentRef]bool{}
 	for len(chunk) > 0 {
-		items, err := s.usageItems(events, chunk, agents, now)
+		items, activityAt, err := s.usageItems(events, chunk, agents, now, keepLastAt)
 		if err != nil {
 			return err
 		}
@@ -183,13 +186,17 @@ func (s *Store) applyUsageChunk(ctx context.Context, events []workspace.Usage, c
 			return nil
 		}
 		// Markers come first, one per event of the chunk, in chunk order;
-		// only they carry conditions.
+		// besides them only the activity updates carry conditions.
 		dup := map[int]bool{}
 		for _, f := range failed {
-			if f >= len(chunk) {
+			switch r, ok := activityAt[f]; {
+			case f < len(chunk):
+				dup[f] = true
+			case ok:
+				keepLastAt[r] = true
+			default:
 				return fmt.Errorf("usage transaction: condition failed on counter item %d", f)
 			}
-			dup[f] = true
 		}
 		var rest []int
 		for k, i := range chunk {
@@ -203,8 +210,11 @@ func (s *Store) applyUsageChunk(ctx context.Context, events []workspace.Usage, c
 }
 
 // usageItems builds the transaction of a chunk: the events' markers first,
-// then each counter once with the chunk's sum.
-func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[agentRef]workspace.Agent, now time.Time) ([]types.TransactWriteItem, error) {
+// then each counter once with the chunk's sum, and each agent's latest
+// activity (unless keepLastAt says it is already later), conditioned on
+// moving forward; activityAt maps those items' indexes to their agents.
+func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[agentRef]workspace.Agent, now time.Time, keepLastAt map[agentRef]bool) (
+	txItems []types.TransactWriteItem, activityAt map[int]agentRef, err error) {
 	shard := shardOf(events[chunk[0]].EventID)
 	type agentMonth struct {
 		r     agentRef
@@ -226,18 +236,18 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 		m[c] += v
 	}
 
-	var txItems []types.TransactWriteItem
+	activityAt = map[int]agentRef{}
 	notExists := expression.AttributeNotExists(expression.Name(attrPK))
 	cond, err := build(expression.NewBuilder().WithCondition(notExists))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ttl := epoch(now.Add(EventDedupWindow))
 	for _, i := range chunk {
 		e := events[i]
 		marker, err := marshal(eventItem{keys: keys{PK: eventPK(e.WorkspaceID, e.EventID), SK: skEvent, Entity: typeEvent, TTL: ttl}, Type: "credits.used"})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		txItems = append(txItems, s.put(marker, cond))
 
@@ -273,21 +283,29 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 		}
 		it, err := s.update(key(agentDataPK(am.r.ws, am.r.agent), usageSK(am.month)), upd, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		txItems = append(txItems, it)
 	}
 	for _, r := range agentOrder {
-		// The state item records the latest activity; its running state and
-		// version are left alone, so this write never invalidates a decision.
-		upd := expression.Set(expression.Name(attrLastAt), expression.Value(storedTime(lastAt[r]))).
+		if keepLastAt[r] {
+			continue
+		}
+		// The state item records the latest activity, and only forward: a
+		// late event must not move it back. Its running state and version
+		// are left alone, so this write never invalidates a decision.
+		at := storedTime(lastAt[r])
+		upd := expression.Set(expression.Name(attrLastAt), expression.Value(at)).
 			Set(expression.Name(attrWorkspace), expression.Value(r.ws)).
 			Set(expression.Name(attrAgentID), expression.Value(r.agent)).
 			Set(expression.Name(attrEntity), expression.Value(typeAgentState))
-		it, err := s.update(key(agentDataPK(r.ws, r.agent), skState), upd, nil)
+		later := expression.AttributeNotExists(expression.Name(attrLastAt)).
+			Or(expression.Name(attrLastAt).LessThanEqual(expression.Value(at)))
+		it, err := s.update(key(agentDataPK(r.ws, r.agent), skState), upd, &later)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		activityAt[len(txItems)] = r
 		txItems = append(txItems, it)
 	}
 	for _, c := range counterOrder {
@@ -295,7 +313,7 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 			Add(expression.Name(attrTotal), expression.Value(counters[c]))
 		it, err := s.update(key(c.pk, c.sk), upd, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		txItems = append(txItems, it)
 	}
@@ -304,11 +322,11 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 			Add(expression.Name(attrCredits), expression.Value(chats[c]))
 		it, err := s.update(key(c.pk, c.sk), upd, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		txItems = append(txItems, it)
 	}
-	return txItems, nil
+	return txItems, activityAt, nil
 }
 
 // shardOf picks the usage shard a transaction writes, from its first event.

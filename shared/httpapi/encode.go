@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // JSON writes v as the JSON body of a response with the given status.
@@ -15,7 +18,19 @@ func JSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_, _ = w.Write(withoutKeys(body))
+}
+
+// withoutKeys is the last guard of decisions §11: no response body carries
+// key-shaped text, whatever a request or a stored value put there. Every
+// path that stores caller text refuses keys first, so this only fires on a
+// gap, which it logs (without the key).
+func withoutKeys(body []byte) []byte {
+	if !bytes.Contains(body, []byte(workspace.KeyPrefix)) || !workspace.ContainsKey(string(body)) {
+		return body
+	}
+	slog.Warn("a response held key-shaped text; it was redacted")
+	return []byte(workspace.RedactKeys(string(body)))
 }
 
 // NoContent writes an empty 204 response.

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -178,6 +179,24 @@ type CreditLimits struct {
 // and the credits of one usage event. Past it, float64 sums stop being exact
 // to the hundredth of a credit.
 const MaxCredits = 1e12
+
+// SumCredits adds credit figures and rounds the sum to 15 significant
+// digits. Stored figures are DynamoDB decimals; as float64 their binary
+// approximations drift when added (0.7 + 0.1 = 0.7999999999999999), which
+// would leave a team whose usage exactly reached its limit running and show
+// totals such as 340.25100000000003. Within MaxCredits, 15 digits keep every
+// hundredth of a credit.
+func SumCredits(xs ...float64) float64 {
+	total := 0.0
+	for _, x := range xs {
+		total += x
+	}
+	rounded, err := strconv.ParseFloat(strconv.FormatFloat(total, 'g', 15, 64), 64)
+	if err != nil {
+		return total
+	}
+	return rounded
+}
 
 // CheckCredits returns a KindInvalid error naming field unless v is a credit
 // figure: a finite number from min up to MaxCredits.

@@ -78,6 +78,10 @@ func NewTagChange(tags []string, mode TagMode) (TagChange, error) {
 		if utf8.RuneCountInString(t) > MaxTagLength {
 			return TagChange{}, Invalid("tags[%d] must be at most %d characters", i, MaxTagLength)
 		}
+		if ContainsKey(t) {
+			// Stored, it would be echoed by every read of the entity (decisions §11).
+			return TagChange{}, Invalid("tags[%d] looks like an API key; keys go only in the Authorization header", i)
+		}
 	}
 	if mode == "" {
 		mode = TagModeAdd

@@ -31,11 +31,16 @@ type TeamMembership struct {
 const MaxTeamNameLength = 100
 
 // TeamName returns raw trimmed of surrounding whitespace, or a KindInvalid
-// error unless it is then 1 to MaxTeamNameLength characters.
+// error unless it is then 1 to MaxTeamNameLength characters and holds no
+// key-shaped text.
 func TeamName(raw string) (string, error) {
 	name := strings.TrimSpace(raw)
 	if n := utf8.RuneCountInString(name); n < 1 || n > MaxTeamNameLength {
 		return "", Invalid("name must be 1 to %d characters after trimming surrounding whitespace", MaxTeamNameLength)
+	}
+	if ContainsKey(name) {
+		// Stored, it would be echoed by every read of the team (decisions §11).
+		return "", Invalid("name looks like an API key; keys go only in the Authorization header")
 	}
 	return name, nil
 }

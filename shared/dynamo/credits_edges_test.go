@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// Review regressions (branch review): each FAILS today and demonstrates a bug.
+// Edges an independent review found: each test once failed and names the rule it holds.
 
 // Usage of a new day that reaches the daily limit before the 00:00 scheduler
 // run is absorbed by the stale stop of the previous day (Escalate keeps the
 // stored state, same rank); the scheduler then resumes the agent blindly,
 // leaving it running with today's usage at its daily limit (decisions §6:
 // stopped once today's usage reaches its effective daily limit).
-func TestReviewSchedulerDoesNotResumeAnAgentWhoseNewDayUsageReachedItsLimit(t *testing.T) {
+func TestSchedulerDoesNotResumeAnAgentWhoseNewDayUsageReachedItsLimit(t *testing.T) {
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a1", 10, noon) // a1 daily limit 10: stopped on the 22nd
@@ -33,7 +33,7 @@ func TestReviewSchedulerDoesNotResumeAnAgentWhoseNewDayUsageReachedItsLimit(t *t
 // A late-arriving (older) event moves lastActivityAt backwards: the state
 // item's lastActivityAt is SET to the batch's newest occurredAt, not the max
 // with what is stored.
-func TestReviewLastActivityNeverMovesBackwards(t *testing.T) {
+func TestLastActivityNeverMovesBackwards(t *testing.T) {
 	w := newCreditWorld(t)
 	w.use("a2", 1, noon)
 	w.use("a2", 1, noon.Add(-48*time.Hour)) // an older event delivered late
@@ -46,7 +46,7 @@ func TestReviewLastActivityNeverMovesBackwards(t *testing.T) {
 // 0.7999999999999999), so a team whose usage reaches its limit exactly is not
 // paused when the usage landed in different shards (ev1 -> shard 1, ev2 ->
 // shard 0). Decisions §6: paused once its month usage reaches the limit.
-func TestReviewATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
+func TestATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
 	w := newCreditWorld(t)
 	if _, err := w.store.SetTeamLimit(context.Background(), "ws1", "t1", lim(0.8), noon); err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestReviewATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
 // The same blind resume for a team: paused in November, its December usage
 // reaches the limit before the Dec 1 run (settleTeam skips an already paused
 // team), and the run un-pauses it anyway.
-func TestReviewSchedulerDoesNotResumeATeamWhoseNewMonthUsageReachedItsLimit(t *testing.T) {
+func TestSchedulerDoesNotResumeATeamWhoseNewMonthUsageReachedItsLimit(t *testing.T) {
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a2", 100, noon) // t1 limit 100: paused in November

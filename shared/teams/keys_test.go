@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// Review regression (branch review): FAILS today. Decisions §11: no response
+// Review regression (branch review): once failed. Decisions §11: no response
 // body contains key-shaped text. A key-shaped team name is stored and echoed
 // in the 201 (and in every later team read).
-func TestReviewAKeyShapedTeamNameIsNeverEchoed(t *testing.T) {
+func TestAKeyShapedTeamNameIsNeverEchoed(t *testing.T) {
 	env := newEnv(t)
 	res := env.Do(t, http.MethodPost, "/workspaceapi/teams", keyAdmin, `{"name": "wk_abcdefghijklmnopqrstuvwxyz0123456789AB"}`)
 	if strings.Contains(string(res.Body), "wk_a") {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Review regression (branch review): once failed. Decisions §11: no response
+// Decisions §11: no response
 // body contains key-shaped text. A key-shaped team name is stored and echoed
 // in the 201 (and in every later team read).
 func TestAKeyShapedTeamNameIsNeverEchoed(t *testing.T) {

@@ -33,9 +33,6 @@ type dayUsage struct {
 // errDaysAndMonth is the 400 of a request naming both periods.
 var errDaysAndMonth = workspace.Invalid("give days or month, not both")
 
-// errPrivateAgent is the 403 of every per-agent GET on a private agent.
-var errPrivateAgent = workspace.Forbidden("this agent is restricted or personal: its data cannot be read through the API")
-
 // agentUsage handles GET /workspaceapi/agents/{agentId}/usage: the agent's
 // credits spent per UTC day, zero-filled, oldest first, over the days
 // ending today (days, default 30) or over one calendar month up to today
@@ -64,12 +61,8 @@ func agentUsage(store Store, clock workspace.Clock) http.HandlerFunc {
 			httpapi.Error(w, r, err)
 			return
 		}
-		if caller.TeamScoped() && agent.TeamID != caller.TeamID {
-			httpapi.Error(w, r, workspace.ErrAgentNotFound)
-			return
-		}
-		if agent.IsPrivate {
-			httpapi.Error(w, r, errPrivateAgent)
+		if err := workspace.AgentReadable(caller, agent); err != nil {
+			httpapi.Error(w, r, err)
 			return
 		}
 		days, err := store.AgentDailyUsage(r.Context(), caller.WorkspaceID, id, from, to)

@@ -2,32 +2,6 @@ package workspace
 
 import "slices"
 
-// ErrPrivateAgent is the 403 of every per-agent GET on a restricted or
-// personal agent except its promotion requests (spec, decisions §2).
-var ErrPrivateAgent = Forbidden("this agent is restricted or personal: its data cannot be read through the API")
-
-// AgentInScope returns ErrAgentNotFound when a team-scoped caller's key
-// cannot see agent a (it belongs to another team, or to none): existence
-// never leaks across a key's scope.
-func AgentInScope(c Caller, a Agent) error {
-	if c.TeamScoped() && a.TeamID != c.TeamID {
-		return ErrAgentNotFound
-	}
-	return nil
-}
-
-// AgentReadable is AgentInScope, then ErrPrivateAgent for a private agent:
-// the check of every per-agent GET but promotion requests.
-func AgentReadable(c Caller, a Agent) error {
-	if err := AgentInScope(c, a); err != nil {
-		return err
-	}
-	if a.IsPrivate {
-		return ErrPrivateAgent
-	}
-	return nil
-}
-
 // DiscoverableTo reports whether agent from may newly connect to target by
 // target's agentDiscoverability (decisions §5): workspace, anyone; team, only
 // an agent of target's own team (an agent without a team is in no team, so a

@@ -53,6 +53,10 @@ func fitResponse(req events.APIGatewayProxyRequest, res events.APIGatewayProxyRe
 	msg := fmt.Sprintf("the response would exceed the %d MB an API response may carry; ask for less "+
 		"(page with limit and cursor where the endpoint offers them) or accept a compressed answer "+
 		"(send Accept-Encoding: gzip with an Accept header)", LambdaResponseLimit>>20)
+	if res.IsBase64Encoded {
+		msg = fmt.Sprintf("the response would exceed the %d MB an API response may carry even compressed; "+
+			"ask for less (page with limit and cursor where the endpoint offers them)", LambdaResponseLimit>>20)
+	}
 	body, _ := json.Marshal(ErrorBody{Error: msg})
 	return events.APIGatewayProxyResponse{
 		StatusCode: http.StatusRequestEntityTooLarge, Body: string(body),

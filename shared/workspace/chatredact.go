@@ -29,17 +29,24 @@ const RedactedValue = "[REDACTED]"
 const maxNestedJSON = 8
 
 // keyShaped matches the key-shaped tokens decisions §5 lists, and the like.
-// A Bearer credential keeps its scheme word.
+// A Bearer credential keeps its scheme word. Tokens with a fixed prefix may
+// follow any character but a letter or digit (group 1 holds it), so one
+// glued to a name by '_' (OPENAI_API_KEY_sk-...) is found too.
 var keyShaped = regexp.MustCompile(`(?i:\b(bearer)\s+[A-Za-z0-9\-._~+/]{6,}=*)` +
 	`|` + KeyPrefix + `[A-Za-z0-9]+` +
-	`|\bsk-[A-Za-z0-9_\-]{12,}` +
-	`|\bAKIA[0-9A-Z]{16}` +
-	`|\bASIA[0-9A-Z]{16}` +
-	`|\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}` +
-	`|\bgithub_pat_[A-Za-z0-9_]{16,}` +
-	`|\beyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*` +
-	`|\bxox[abprs]-[A-Za-z0-9\-]{8,}` +
+	`|(^|[^A-Za-z0-9])(?:sk-[A-Za-z0-9_\-]{12,}` +
+	`|AKIA[0-9A-Z]{16}` +
+	`|ASIA[0-9A-Z]{16}` +
+	`|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}` +
+	`|github_pat_[A-Za-z0-9_]{16,}` +
+	`|eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*` +
+	`|xox[abprs]-[A-Za-z0-9\-]{8,})` +
 	`|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`)
+
+// credentialPair finds a "name": "value" pair in text that is not JSON as a
+// whole (JSON with a trailing comma, a pair quoted in prose), so that the
+// value of a credential-named field is hidden even there.
+var credentialPair = regexp.MustCompile(`"([A-Za-z0-9_.\- ]{1,64})"\s*:\s*"((?:[^"\\]|\\.)*)"`)
 
 // credentialNames are normalised field names (lower case, no '-', '_', '.'
 // or spaces) whose value is a credential; credentialSuffixes end such names
@@ -59,6 +66,11 @@ var (
 // IsCredentialName reports whether a field of this name holds a credential:
 // names match in any case, with '-', '_' or camelCase (decisions §10).
 func IsCredentialName(name string) bool {
+	return isCredential(normalName(name))
+}
+
+// normalName lower-cases name and drops '-', '_', '.' and spaces.
+func normalName(name string) string {
 	var b strings.Builder
 	b.Grow(len(name))
 	for _, r := range name {
@@ -71,7 +83,20 @@ func IsCredentialName(name string) bool {
 		}
 		b.WriteRune(r)
 	}
-	n := b.String()
+	return b.String()
+}
+
+// IsCredentialListName reports whether a field of this name is the plural of
+// a credential name (api_keys, secrets, tokens): its value is a credential
+// when it is a string, an array or an object, but a number under such a name
+// is a count (inputTokens, max_tokens) and stays.
+func IsCredentialListName(name string) bool {
+	n := normalName(name)
+	return !isCredential(n) && len(n) > 1 && strings.HasSuffix(n, "s") && isCredential(n[:len(n)-1])
+}
+
+// isCredential reports whether a normalised name is a credential's.
+func isCredential(n string) bool {
 	if credentialNames[n] {
 		return true
 	}
@@ -89,12 +114,31 @@ func RedactTokens(s string) string {
 	if len(s) < 3 || !mayHoldToken(s) {
 		return s
 	}
-	return keyShaped.ReplaceAllStringFunc(s, func(m string) string {
-		if len(m) > 6 && strings.EqualFold(m[:6], "bearer") {
-			return m[:6] + " " + RedactedValue
+	matches := keyShaped.FindAllStringSubmatchIndex(s, -1)
+	if matches == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range matches {
+		start, end := m[0], m[1]
+		switch {
+		case m[2] >= 0: // Bearer: keep the scheme word
+			start = m[3]
+			b.WriteString(s[last:start])
+			b.WriteString(" " + RedactedValue)
+		default:
+			if m[4] >= 0 { // the character before a prefixed token stays
+				start = m[5]
+			}
+			b.WriteString(s[last:start])
+			b.WriteString(RedactedValue)
 		}
-		return RedactedValue
-	})
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // RedactMessageBody returns body, a message's native JSON in format, as it
@@ -128,6 +172,7 @@ type frame struct {
 	object   bool
 	count    int  // values (arrays) or members (objects) written
 	redactNx bool // the next value is a credential's (objects)
+	listNx   bool // the next value is a credential's unless it is a number, a boolean or null
 }
 
 // redactJSON walks data, one JSON value, and writes its redacted form
@@ -173,13 +218,20 @@ func redactJSON(data []byte, depth int) (out []byte, changed, ok bool) {
 			k, _ := tok.(string)
 			sep()
 			f := &stack[len(stack)-1]
-			f.redactNx = IsCredentialName(k)
+			f.redactNx, f.listNx = IsCredentialName(k), IsCredentialListName(k)
 			rk := RedactTokens(k)
 			changed = changed || rk != k
 			writeString(&buf, rk)
 			continue
 		}
 		sep()
+		if f := frameOf(stack); f != nil && f.listNx {
+			f.listNx = false
+			switch tok.(type) {
+			case json.Delim, string:
+				f.redactNx = true
+			}
+		}
 		if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].redactNx {
 			stack[len(stack)-1].redactNx = false
 			if tok != nil {
@@ -219,6 +271,14 @@ func redactJSON(data []byte, depth int) (out []byte, changed, ok bool) {
 	return buf.Bytes(), changed, true
 }
 
+// frameOf returns the innermost open object of the walk, or nil.
+func frameOf(stack []frame) *frame {
+	if len(stack) == 0 || !stack[len(stack)-1].object {
+		return nil
+	}
+	return &stack[len(stack)-1]
+}
+
 // skipRest consumes the rest of the array or object opened by open.
 func skipRest(dec *json.Decoder, open json.Delim) error {
 	depth := 1
@@ -242,11 +302,30 @@ func skipRest(dec *json.Decoder, open json.Delim) error {
 }
 
 // redactString redacts one string value: JSON inside it is walked (and
-// written back compactly when something in it was redacted), other text has
-// its key-shaped tokens replaced.
+// written back compactly when something in it was redacted), whether it is
+// the whole string, a JSON string holding JSON (arguments encoded twice), or
+// embedded in text; the rest has its key-shaped tokens replaced and the
+// values of credential-named "name": "value" pairs hidden. Past
+// maxNestedJSON levels a string that still looks like JSON is hidden whole:
+// redaction fails closed.
 func redactString(s string, depth int) string {
 	t := strings.TrimSpace(s)
-	if depth < maxNestedJSON && len(t) >= 2 && (t[0] == '{' || t[0] == '[') {
+	looksJSON := len(t) >= 2 && (t[0] == '{' || t[0] == '[' || t[0] == '"')
+	if looksJSON && depth >= maxNestedJSON {
+		return RedactedValue
+	}
+	if looksJSON && t[0] == '"' {
+		var inner string
+		if json.Unmarshal([]byte(t), &inner) == nil {
+			r := redactString(inner, depth+1)
+			if r == inner {
+				return s
+			}
+			out, _ := json.Marshal(r)
+			return string(out)
+		}
+	}
+	if looksJSON {
 		if out, changed, ok := redactJSON([]byte(t), depth+1); ok {
 			if !changed {
 				return s
@@ -254,7 +333,62 @@ func redactString(s string, depth int) string {
 			return string(out)
 		}
 	}
-	return RedactTokens(s)
+	out := s
+	if depth < maxNestedJSON && strings.ContainsAny(s, "{[") {
+		out = redactEmbeddedJSON(s, depth)
+	}
+	return redactPairs(RedactTokens(out))
+}
+
+// maxEmbeddedTries bounds the JSON values looked for inside one string, so
+// text full of brackets costs linear time.
+const maxEmbeddedTries = 64
+
+// redactEmbeddedJSON redacts the JSON values found inside text, such as
+// `Result: {"password": "..."} (200 OK)`.
+func redactEmbeddedJSON(s string, depth int) string {
+	var b strings.Builder
+	last, tries := 0, 0
+	for i := 0; i < len(s) && tries < maxEmbeddedTries; i++ {
+		if s[i] != '{' && s[i] != '[' {
+			continue
+		}
+		tries++
+		dec := json.NewDecoder(strings.NewReader(s[i:]))
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			continue
+		}
+		end := i + int(dec.InputOffset())
+		out, changed, ok := redactJSON(raw, depth+1)
+		if !ok || !changed {
+			i = end - 1
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.Write(out)
+		last, i = end, end-1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// redactPairs hides the values of credential-named "name": "value" pairs
+// left in text.
+func redactPairs(s string) string {
+	if !strings.Contains(s, `":`) && !strings.Contains(s, `" :`) {
+		return s
+	}
+	return credentialPair.ReplaceAllStringFunc(s, func(m string) string {
+		sub := credentialPair.FindStringSubmatch(m)
+		if !(IsCredentialName(sub[1]) || IsCredentialListName(sub[1])) || sub[2] == RedactedValue {
+			return m
+		}
+		return m[:len(m)-len(sub[2])-1] + RedactedValue + `"`
+	})
 }
 
 // writeString writes s as a JSON string, without HTML escaping.

@@ -27,6 +27,9 @@ func (p Period) Contains(t time.Time) bool { return !t.Before(p.Start) && t.Befo
 // Previous is the period of equal length just before p: [Start − length, Start).
 func (p Period) Previous() Period { return Period{Start: p.Start.Add(-p.Length()), End: p.Start} }
 
+// EarliestMetricTime is the earliest bound a key-metrics period may have.
+var EarliestMetricTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // MetricPeriodQuery is what a key-metrics request says about its period;
 // nil: not given.
 type MetricPeriodQuery struct {
@@ -39,14 +42,22 @@ type MetricPeriodQuery struct {
 // defaults to now; startDate, when given, fixes the start (days is then
 // ignored); otherwise the period is days × 24 h (default 30) ending at
 // endDate. A start after the end is a KindInvalid error; a start equal to the
-// end is an empty period.
+// end is an empty period. Bounds are kept to the millisecond, as records'
+// times are; a bound before EarliestMetricTime is a KindInvalid error, which
+// also keeps every period and its previous one within time.Duration.
 func MetricPeriod(q MetricPeriodQuery, now time.Time) (Period, error) {
 	end := now.UTC()
 	if q.EndDate != nil {
-		end = q.EndDate.UTC()
+		end = q.EndDate.UTC().Truncate(time.Millisecond)
+		if end.Before(EarliestMetricTime) {
+			return Period{}, Invalid("endDate must not be before %s", FormatTime(EarliestMetricTime))
+		}
 	}
 	if q.StartDate != nil {
-		start := q.StartDate.UTC()
+		start := q.StartDate.UTC().Truncate(time.Millisecond)
+		if start.Before(EarliestMetricTime) {
+			return Period{}, Invalid("startDate must not be before %s", FormatTime(EarliestMetricTime))
+		}
 		if start.After(end) {
 			return Period{}, Invalid("startDate must not be after endDate")
 		}

@@ -36,12 +36,26 @@ func (s *Store) MemberPage(ctx context.Context, ws, team, after string, limit in
 	}, start, limit, "members", memberItem.domain)
 }
 
-// teamMemberPage is MemberPage for the members of team.
+// teamMemberPage is MemberPage for the members of team. A page whose
+// memberships all belong to members who left the workspace meanwhile is
+// skipped, so the listing never ends early on an empty page.
 func (s *Store) teamMemberPage(ctx context.Context, ws, team, after string, limit int) ([]workspace.Member, bool, error) {
+	for {
+		members, more, last, err := s.teamMemberPageOnce(ctx, ws, team, after, limit)
+		if err != nil || len(members) > 0 || !more {
+			return members, more, err
+		}
+		after = last
+	}
+}
+
+// teamMemberPageOnce reads one page of team's memberships and their members;
+// last is the user id of the page's last membership.
+func (s *Store) teamMemberPageOnce(ctx context.Context, ws, team, after string, limit int) (members []workspace.Member, more bool, last string, err error) {
 	e, err := build(expression.NewBuilder().WithKeyCondition(
 		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(teamMembersPrefix(team)))))
 	if err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
 	var start item
 	if after != "" {
@@ -52,7 +66,7 @@ func (s *Store) teamMemberPage(ctx context.Context, ws, team, after string, limi
 		ConsistentRead: aws.Bool(true),
 	}, start, limit, "team members", teamMemberItem.domain)
 	if err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
 	keys := make([]item, len(ships))
 	for i, tm := range ships {
@@ -60,14 +74,14 @@ func (s *Store) teamMemberPage(ctx context.Context, ws, team, after string, limi
 	}
 	found, err := s.batchGet(ctx, keys)
 	if err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
 	st := &standings{items: found}
-	members := make([]workspace.Member, 0, len(ships))
+	members = make([]workspace.Member, 0, len(ships))
 	for _, tm := range ships {
 		it, ok, err := decodeAt[memberItem](st, wsPK(ws), memberSK(tm.UserID))
 		if err != nil {
-			return nil, false, err
+			return nil, false, "", err
 		}
 		if !ok {
 			continue // left the workspace meanwhile
@@ -76,5 +90,8 @@ func (s *Store) teamMemberPage(ctx context.Context, ws, team, after string, limi
 		m.Teams = []workspace.MemberTeam{{TeamID: team, Role: tm.Role}}
 		members = append(members, m)
 	}
-	return members, more, nil
+	if len(ships) > 0 {
+		last = ships[len(ships)-1].UserID
+	}
+	return members, more, last, nil
 }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -47,7 +48,23 @@ func TeamName(raw string) (string, error) {
 
 // TeamNameKey is what makes two team names the same: names compare
 // case-insensitively after trimming (decisions §4).
-func TeamNameKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+//
+// Each letter is folded to one representative of its case orbit (Unicode
+// simple case folding), so Σ, σ and ς make one key, as A and a do; the key
+// of an ASCII name is its lower case.
+func TeamNameKey(name string) string {
+	trimmed := strings.TrimSpace(name)
+	var b strings.Builder
+	b.Grow(len(trimmed))
+	for _, r := range trimmed {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(unicode.ToLower(least))
+	}
+	return b.String()
+}
 
 // ErrDuplicateTeamName is the 409 of a create or rename to a name another
 // team of the workspace has.

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// review7: a team id holding a document-path character ('.', '[') in a
+// a team id holding a document-path character ('.', '[') in a
 // membership call must be an unknown team (404), never a 500.
-func TestReview7MembershipPathTeamIDWithPathCharactersIs404(t *testing.T) {
+func TestATeamIDWithDocumentPathCharactersIsAnUnknownTeam(t *testing.T) {
 	env := newEnv(t)
 	for _, tc := range []struct{ method, path, body string }{
 		{http.MethodPut, "/workspaceapi/teams/a.b/members/u_creator", `{"role": "member"}`},
@@ -21,9 +21,9 @@ func TestReview7MembershipPathTeamIDWithPathCharactersIs404(t *testing.T) {
 	}
 }
 
-// review7: names compare case-insensitively; "ΟΔΟΣ" and "οδος" differ only
+// names compare case-insensitively; "ΟΔΟΣ" and "οδος" differ only
 // in case (Σ/ς), so the second create is a duplicate.
-func TestReview7TeamNameCaseInsensitiveGreekSigma(t *testing.T) {
+func TestTeamNamesCompareWithUnicodeCaseFolding(t *testing.T) {
 	env := newEnv(t)
 	if res := env.Do(t, http.MethodPost, "/workspaceapi/teams", keyAdmin, `{"name": "ΟΔΟΣ"}`); res.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", res.Status, res.Body)

@@ -44,36 +44,8 @@ type Event struct {
 type ChatMessage struct {
 	Head
 	ChatID  string
-	Chat    ChatFields
-	Message Message
-}
-
-// ChatFields are the optional fields of a chat; nil (or a zero time): not
-// given by this event, so the stored value stays.
-type ChatFields struct {
-	CreatedDate      time.Time
-	ShortDesc        *string
-	Effort           *string
-	LLMModel         *string
-	LLMResolvedModel *string
-	Starred          *bool
-	// TransportType is the type of the external channel the chat lives in;
-	// nil for a portal chat.
-	TransportType *string
-}
-
-// Message is a chat message in the provider's native form: Format says how to
-// read Body, which is kept as the JSON it arrived as.
-type Message struct {
-	Format    string
-	Body      json.RawMessage
-	MessageID string
-	AppUserID string
-	TS        time.Time
-	// TokenMetadata is a JSON object, or nil when not given.
-	TokenMetadata  json.RawMessage
-	SenderName     string
-	SenderImageURL string
+	Chat    workspace.ChatUpdate
+	Message workspace.Message
 }
 
 // DiaryEntry is a diary.entry event.
@@ -438,7 +410,7 @@ func (w wireChatMessage) chatMessage() (*ChatMessage, error) {
 	if err := checkText("message.senderImageUrl", msg.SenderImageURL, false); err != nil {
 		return nil, err
 	}
-	m.Message = Message{
+	m.Message = workspace.Message{
 		Format: msg.Format, Body: msg.Body, MessageID: msg.MessageID, AppUserID: msg.AppUserID, TS: ts,
 		TokenMetadata: msg.TokenMetadata, SenderName: msg.SenderName, SenderImageURL: msg.SenderImageURL,
 	}

@@ -226,15 +226,7 @@ type StoredAgentData struct {
 
 // StoreChatMessage stores the message and the chat fields it carries.
 func (d StoredAgentData) StoreChatMessage(ctx context.Context, m ChatMessage) error {
-	c := workspace.ChatUpdate{
-		CreatedDate: m.Chat.CreatedDate, ShortDesc: m.Chat.ShortDesc, Effort: m.Chat.Effort, LLMModel: m.Chat.LLMModel,
-		LLMResolvedModel: m.Chat.LLMResolvedModel, Starred: m.Chat.Starred, TransportType: m.Chat.TransportType,
-	}
-	msg := workspace.Message{
-		Format: m.Message.Format, Body: m.Message.Body, MessageID: m.Message.MessageID, AppUserID: m.Message.AppUserID,
-		TS: m.Message.TS, TokenMetadata: m.Message.TokenMetadata, SenderName: m.Message.SenderName, SenderImageURL: m.Message.SenderImageURL,
-	}
-	return d.Store.PutChatMessage(ctx, m.ID, m.WorkspaceID, m.AgentID, m.ChatID, c, msg, d.Clock.Now())
+	return d.Store.PutChatMessage(ctx, m.ID, m.WorkspaceID, m.AgentID, m.ChatID, m.Chat, m.Message, d.Clock.Now())
 }
 
 // StoreDiaryEntry stores the entry and counts it in its month's summary.

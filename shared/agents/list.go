@@ -7,13 +7,6 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Paging of GET /workspaceapi/agents (decisions §4).
-const (
-	minPage     = 1
-	maxPage     = 1000
-	defaultPage = 100
-)
-
 // listResponse is the body of GET /workspaceapi/agents.
 type listResponse struct {
 	Agents     []Resource `json:"agents"`
@@ -37,15 +30,7 @@ func listAgents(store Store, clock workspace.Clock) http.HandlerFunc {
 			httpapi.Error(w, r, err)
 			return
 		}
-		limit, set, err := httpapi.QueryInt(r, "limit", minPage, maxPage)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		if !set {
-			limit = defaultPage
-		}
-		after, err := httpapi.QueryCursor(r)
+		limit, after, err := httpapi.QueryPage(r)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return

@@ -7,13 +7,6 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Paging of GET /workspaceapi/members, as every paged list (decisions §4).
-const (
-	minPage     = 1
-	maxPage     = 1000
-	defaultPage = 100
-)
-
 // Resource is a member as GET /workspaceapi/members lists it (decisions §4).
 type Resource struct {
 	ID       string     `json:"id"`
@@ -62,15 +55,7 @@ func listMembers(store Store) http.HandlerFunc {
 			httpapi.Error(w, r, err)
 			return
 		}
-		limit, set, err := httpapi.QueryInt(r, "limit", minPage, maxPage)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		if !set {
-			limit = defaultPage
-		}
-		after, err := httpapi.QueryCursor(r)
+		limit, after, err := httpapi.QueryPage(r)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return

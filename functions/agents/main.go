@@ -20,10 +20,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
+	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
 		log.Fatal(err)
 	}
-	db := dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint)
 	lambda.Start(agents.Function(agents.Deps{Store: dynamo.New(db, cfg.TableName), Clock: workspace.SystemClock{}}))
 }

@@ -19,10 +19,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
+	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
 		log.Fatal(err)
 	}
-	db := dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint)
 	lambda.Start(members.Function(members.Deps{Store: dynamo.New(db, cfg.TableName)}))
 }

@@ -21,11 +21,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
+	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
 		log.Fatal(err)
 	}
-	db := dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint)
 	clock := workspace.SystemClock{}
 	lambda.Start(teams.Function(teams.Deps{Store: dynamo.New(db, cfg.TableName), Clock: clock, IDs: workspace.SortableIDs{Clock: clock}}))
 }

@@ -36,7 +36,7 @@ func TestTeamCreditLimitPausesAndResumesTheWholeTeam(t *testing.T) {
 	}{
 		{"a limit above usage leaves the team running", `{"monthlyCreditLimit": 50}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(50)}, []string{"running", "running"},
-			[]string{"BatchGetItem", "TransactWriteItems"}},
+			[]string{"BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
 		{"lowering it to the usage pauses every agent of the team at once", `{"monthlyCreditLimit": 5}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(5), Paused: true},
 			[]string{"paused/team_limit", "paused/team_limit"}, []string{"BatchGetItem", "TransactWriteItems"}},
@@ -45,7 +45,7 @@ func TestTeamCreditLimitPausesAndResumesTheWholeTeam(t *testing.T) {
 			[]string{"paused/team_limit", "paused/team_limit"}, []string{"BatchGetItem"}},
 		{"raising it above the usage resumes them", `{"monthlyCreditLimit": 5.5}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(5.5)}, []string{"running", "running"},
-			[]string{"BatchGetItem", "TransactWriteItems"}},
+			[]string{"BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
 		{"a limit of 0 pauses them", `{"monthlyCreditLimit": 0}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(0), Paused: true},
 			[]string{"paused/team_limit", "paused/team_limit"}, []string{"BatchGetItem", "TransactWriteItems"}},

@@ -203,8 +203,23 @@ func optionalTime(s string) time.Time {
 var errStale = errors.New("running state changed concurrently")
 
 // maxReevaluations bounds how often one decision is taken again after losing
-// a race; each loss means another writer made progress.
-const maxReevaluations = 8
+// a race; each loss means another writer made progress, so the bound is what
+// a burst of writers racing on one item (a team's limit changes and pauses)
+// can take, not a guess at luck.
+const maxReevaluations = 24
+
+// reevaluationBackoffCap caps the backoff before a decision is taken again
+// (attempt 4: 40 to 80 ms), so the writers that lost a race spread out without
+// stretching a request toward the gateway's 29 s.
+const reevaluationBackoffCap = 4
+
+// pauseBeforeReevaluation waits a jittered moment before attempt n (n > 0) of
+// a decision that lost a race, so racing writers do not collide again in step.
+func pauseBeforeReevaluation(ctx context.Context, attempt int) {
+	if attempt > 0 {
+		backoff(ctx, min(attempt, reevaluationBackoffCap))
+	}
+}
 
 // versionIs is the condition that the state item still has version v.
 func versionIs(v int64) expression.ConditionBuilder {
@@ -278,6 +293,7 @@ func (s *Store) writeVersioned(ctx context.Context, k item, upd expression.Updat
 func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standings) (*workspace.Transition, error) {
 	r := refOf(a)
 	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
 		sd, err := st.standing(a, false)
 		if err != nil {
 			return nil, err
@@ -306,34 +322,37 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 }
 
 // settleTeam pauses team (ws, team) when its month usage has reached its
-// limit: usage never resumes a team. On a lost race it reads again.
-func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) (*workspace.Transition, error) {
+// limit: usage never resumes a team. On a lost race it reads again. It
+// returns the transition it made, if any, and whether the team is paused
+// after it.
+func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) (*workspace.Transition, bool, error) {
 	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
 		state, err := st.teamState(ws, team)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		t, found, err := decodeAt[teamItem](st, wsPK(ws), teamSK(team))
 		if err != nil || !found || state.Paused {
-			return nil, err
+			return nil, state.Paused, err
 		}
 		used, err := st.teamUsed(ws, team)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !(workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused() {
-			return nil, nil
+			return nil, false, nil
 		}
 		err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, true, st.now), versionIs(state.Version))
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
-				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, nil
+				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, true, nil
 		}
 		if !errors.Is(err, errStale) || attempt >= maxReevaluations {
-			return nil, fmt.Errorf("settle team %s: %w", team, err)
+			return nil, false, fmt.Errorf("settle team %s: %w", team, err)
 		}
 		if st, err = s.readTeamStanding(ctx, ws, team, st.now); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 }

@@ -14,12 +14,20 @@ import (
 
 // This file holds the writes that re-evaluate a running state at once: agent
 // limit changes, daily-usage resets and team limit changes. Each reads the
-// standing, decides, and writes the change, the new state (a new version) and
-// a check that the usage it decided on is still the usage, in one
-// transaction; when any of them moved meanwhile it reads and decides again.
-// Usage written after the check commits is settled by its own ingest, which
-// then sees the new limits: either way the outcome is one a sequential order
-// of the same operations produces.
+// standing, decides, and writes the change and the new state (a new version)
+// in one transaction; when the state moved meanwhile it reads and decides
+// again.
+//
+// Usage can land between the read and the write. An agent's changes check in
+// their transaction that its usage is still what they decided on: one agent's
+// usage changes a few times a second at most, so the check rarely fails. A
+// team's usage shards change with every ingest batch of any of its agents
+// (tens of times a second for a busy team), so a team limit change instead
+// settles once more after it commits, on a fresh read: ingest writes usage and
+// then reads the limit, the change writes the limit and then reads usage, so
+// one of the two sees both and pauses the team if the usage reached the
+// limit. Either way the outcome is one a sequential order of the same
+// operations produces.
 
 // agentWrite decides one agent's write from its standing: the transaction's
 // items, or nil items for a write that changes nothing.
@@ -158,6 +166,7 @@ func (s *Store) eachAgent(ctx context.Context, ws, teamScope string, ids []strin
 // lost race.
 func (s *Store) writeAgent(ctx context.Context, a workspace.Agent, st *standings, now time.Time, write agentWrite) workspace.CreditOutcome {
 	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
 		sd, err := st.standing(a, false)
 		if err != nil {
 			return workspace.CreditOutcome{ID: a.ID, Name: a.Name, Err: err}
@@ -237,13 +246,16 @@ func (s *Store) readAgentStandings(ctx context.Context, ws, teamScope string, id
 // write to the team's state, however many agents it has. It returns
 // workspace.ErrTeamSettingsOff when the workspace has team settings off and
 // workspace.ErrTeamNotFound for an unknown team. Round trips: one
-// BatchGetItem and, when the limit changes, one transaction (again after a
-// lost race).
+// BatchGetItem; when the limit changes, one transaction (again after a lost
+// race); and, when the team is left running under a limit, one more
+// BatchGetItem to settle usage that landed meanwhile (and a write if that
+// pauses it).
 func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error) {
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 	}
 	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
 		st, err := s.readTeamStanding(ctx, ws, teamID, now, key(wsPK(ws), skMeta))
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
@@ -271,8 +283,10 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 		}
 		out := workspace.TeamLimitOutcome{Team: t.domain(), Paused: state.Paused}
 		if workspace.SameLimit(t.MonthlyCreditLimit, limit) {
+			// An unchanged limit still settles: a change whose settling
+			// failed after it committed heals when the client retries it.
 			out.Unchanged = true
-			return out, nil
+			return s.settleTeamLimit(ctx, ws, teamID, st, out)
 		}
 		used, err := st.teamUsed(ws, teamID)
 		if err != nil {
@@ -280,7 +294,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 		}
 		out.Team.MonthlyCreditLimit = limit
 		out.Paused = workspace.CreditPosition{TeamLimit: limit, TeamMonth: used}.TeamPaused()
-		items, err := s.teamLimitItems(ws, teamID, limit, out.Paused, state.Version, st, now)
+		items, err := s.teamLimitItems(ws, teamID, limit, out.Paused, state.Version, now)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
 		}
@@ -289,7 +303,16 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 			return workspace.TeamLimitOutcome{}, err
 		}
 		if len(failed) == 0 {
-			return out, nil
+			if out.Paused || limit == nil {
+				// Month usage only grows: a pause decided on it stands, and
+				// no usage reaches a removed limit.
+				return out, nil
+			}
+			fresh, err := s.readTeamStanding(ctx, ws, teamID, now)
+			if err != nil {
+				return workspace.TeamLimitOutcome{}, err
+			}
+			return s.settleTeamLimit(ctx, ws, teamID, fresh, out)
 		}
 		if failed[0] == 0 {
 			return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
@@ -300,9 +323,20 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 	}
 }
 
-// teamLimitItems is the transaction of a team limit change: the limit, the
-// team's state as a new version, and a check of every usage shard read.
-func (s *Store) teamLimitItems(ws, teamID string, limit *float64, paused bool, version int64, st *standings, now time.Time) ([]types.TransactWriteItem, error) {
+// settleTeamLimit pauses team teamID when the usage in st has reached its
+// limit while it runs, and reports out with the team's paused state after.
+func (s *Store) settleTeamLimit(ctx context.Context, ws, teamID string, st *standings, out workspace.TeamLimitOutcome) (workspace.TeamLimitOutcome, error) {
+	_, paused, err := s.settleTeam(ctx, ws, teamID, st)
+	if err != nil {
+		return workspace.TeamLimitOutcome{}, err
+	}
+	out.Paused = paused
+	return out, nil
+}
+
+// teamLimitItems is the transaction of a team limit change: the limit and the
+// team's state as a new version.
+func (s *Store) teamLimitItems(ws, teamID string, limit *float64, paused bool, version int64, now time.Time) ([]types.TransactWriteItem, error) {
 	setLimit, err := s.update(key(wsPK(ws), teamSK(teamID)),
 		expression.Set(expression.Name(attrMonthly), expression.Value(limit)),
 		ptr(expression.AttributeExists(expression.Name(attrPK))))
@@ -313,18 +347,5 @@ func (s *Store) teamLimitItems(ws, teamID string, limit *float64, paused bool, v
 	if err != nil {
 		return nil, err
 	}
-	items := []types.TransactWriteItem{setLimit, state}
-	month := workspace.MonthKey(now)
-	for i := range usageShards {
-		c, _, err := decodeAt[counterItem](st, teamDataPK(ws, teamID), shardSK(month, i))
-		if err != nil {
-			return nil, err
-		}
-		it, err := s.check(key(teamDataPK(ws, teamID), shardSK(month, i)), usageIs(monthUsage{Total: c.Total}))
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, it)
-	}
-	return items, nil
+	return []types.TransactWriteItem{setLimit, state}, nil
 }

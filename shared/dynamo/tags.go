@@ -132,6 +132,7 @@ func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Tagga
 			out.err = errStale
 			return out
 		}
+		pauseBeforeReevaluation(ctx, attempt+1)
 		got, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
 		if err != nil {
 			out.err = fmt.Errorf("get %s: %w", kind, err)

@@ -97,6 +97,7 @@ func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
 		return workspace.ErrTeamNotFound
 	}
 	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
 		found, err := s.batchGet(ctx, []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID))})
 		if err != nil {
 			return err

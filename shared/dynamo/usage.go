@@ -383,7 +383,7 @@ func (s *Store) settleUsage(ctx context.Context, events []workspace.Usage, agent
 		}
 		if t := [2]string{r.ws, r.team}; r.team != "" && !teamsDone[t] {
 			teamsDone[t] = true
-			tr, err := s.settleTeam(ctx, r.ws, r.team, st)
+			tr, _, err := s.settleTeam(ctx, r.ws, r.team, st)
 			if tr != nil {
 				rep.Transitions = append(rep.Transitions, *tr)
 			}

@@ -350,7 +350,7 @@ func TestARevokeOf100UpdatesTheSeatCounterOncePerTransaction(t *testing.T) {
 }
 
 func TestCreatesAndRevokesStayExactUnderTransactionConflicts(t *testing.T) {
-	conflicts := &dynamolocal.ConflictInjector{Rate: 0.3}
+	conflicts := &dynamolocal.ConflictInjector{Rate: 0.2}
 	env := apitest.New(t, bigFixture(30, false), apitest.Options{Conflicts: conflicts})
 	// 30 seats are held by invitations; make room for 20 more.
 	if _, err := env.Store.Workspace(t.Context(), "ws_a"); err != nil {

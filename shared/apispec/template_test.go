@@ -710,3 +710,40 @@ func TestDefaultAuthorizer(t *testing.T) {
 		})
 	}
 }
+
+// A tenant whose platform producer sits in another account names it in
+// IngestProducerArn; the queue then lets exactly that principal send, and
+// without it the stack adds no queue policy at all.
+func TestIngestQueueAdmitsOnlyTheNamedProducer(t *testing.T) {
+	tpl := loadTemplate(t)
+	pattern, ok := literal(node(tpl.root, "Parameters", "IngestProducerArn", "AllowedPattern"))
+	if !ok {
+		t.Fatal("Parameters.IngestProducerArn.AllowedPattern: missing")
+	}
+	re := regexp.MustCompile(pattern)
+	for value, want := range map[string]bool{
+		"":                               true,
+		"123456789012":                   true,
+		"arn:aws:iam::123456789012:root": true,
+		"arn:aws:iam::123456789012:role/platform/ingest-producer": true,
+		"*":                                    false,
+		"arn:aws:iam::*:root":                  false,
+		"123456789012 ":                        false,
+		"arn:aws:sqs:us-east-1:123456789012:q": false,
+	} {
+		if got := re.MatchString(value); got != want {
+			t.Errorf("IngestProducerArn %q accepted = %v, want %v", value, got, want)
+		}
+	}
+	policy := node(tpl.root, "Resources", "IngestQueuePolicy")
+	if c, _ := literal(node(policy, "Condition")); c != "HasIngestProducer" {
+		t.Errorf("IngestQueuePolicy.Condition = %q, want HasIngestProducer", c)
+	}
+	stmts := node(policy, "Properties", "PolicyDocument", "Statement")
+	if stmts == nil || len(stmts.Content) != 1 {
+		t.Fatal("IngestQueuePolicy: want exactly one statement")
+	}
+	if a, _ := literal(node(stmts.Content[0], "Action")); a != "sqs:SendMessage" {
+		t.Errorf("IngestQueuePolicy grants %q, want only sqs:SendMessage", a)
+	}
+}

@@ -189,7 +189,7 @@ func printBanner(out io.Writer, addr string, tmpl *localgw.Template, f fixture.F
 	}
 	fmt.Fprintln(out, "  POST    /_local/invoke/{FunctionLogicalId}            (no key; loopback tooling; Content-Type: application/json)")
 	fmt.Fprintln(out, "\nDemo API keys (from the fixture; only their hashes are stored):")
-	var first string
+	var first, firstWS, firstAgent string
 	for _, ws := range f.Workspaces {
 		for _, k := range ws.APIKeys {
 			state := ""
@@ -205,11 +205,24 @@ func printBanner(out io.Writer, addr string, tmpl *localgw.Template, f fixture.F
 			}
 			fmt.Fprintf(out, "  %-10s %-44s %-28s scopes=%s%s%s\n", ws.ID, k.Key, k.Name, strings.Join(k.Scopes, ","), team, state)
 			if first == "" && !k.Disabled && k.ExpiresAt == "" && len(k.Scopes) == 3 && k.TeamID == "" {
-				first = k.Key
+				first, firstWS = k.Key, ws.ID
+				if len(ws.Agents) > 0 {
+					firstAgent = ws.Agents[0].ID
+				}
 			}
 		}
 	}
-	if first != "" {
-		fmt.Fprintf(out, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://%s/workspaceapi/invites\n\n", first, addr)
+	if first == "" {
+		return
 	}
+	fmt.Fprintf(out, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://%s/workspaceapi/invites\n", first, addr)
+	if firstAgent != "" {
+		fmt.Fprintf(out, "\nUsage as SQS delivers it to IngestFunction, then the agents' overview:\n"+
+			"  curl -s -X POST http://%s/_local/invoke/IngestFunction -H 'Content-Type: application/json' -d "+
+			`'{"Records": [{"messageId": "try-1", "eventSource": "aws:sqs", "body": "{\"type\": \"credits.used\", \"id\": \"try-'"$(date -u +%%Y%%m%%d%%H%%M%%S)"'\", \"workspaceId\": \"%s\", \"agentId\": \"%s\", \"credits\": 1, \"occurredAt\": \"'"$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)"'\"}"}]}'`+"\n"+
+			"  curl -s -H 'Authorization: Bearer %s' 'http://%s/workspaceapi/agents?includeOverview=true'\n", addr, firstWS, firstAgent, first, addr)
+	}
+	fmt.Fprintf(out, "\nThe scheduler's run at the next 00:00 UTC:\n"+
+		"  curl -s -X POST http://%s/_local/invoke/SchedulerFunction -H 'Content-Type: application/json' -d "+
+		`'{"version": "0", "id": "try-tick", "detail-type": "Scheduled Event", "source": "aws.events", "account": "123456789012", "time": "'"$(date -u -d tomorrow +%%Y-%%m-%%dT00:00:00Z)"'", "region": "us-east-1", "resources": [], "detail": {}}'`+"\n\n", addr)
 }

@@ -73,11 +73,38 @@ func startRunner(t *testing.T) (string, *lockedBuffer) {
 	return "http://" + addr, out
 }
 
-func TestRunnerPrintsKeysAndACurlToTry(t *testing.T) {
-	_, out := startRunner(t)
-	for _, want := range []string{"wk_demoAdminKey0000000000000000000000000001", "curl -s -H 'Authorization: Bearer", "POST    /workspaceapi/invites"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("runner output lacks %q:\n%s", want, out.String())
+func TestRunnerPrintsKeysAndCurlsToTryThatWork(t *testing.T) {
+	base, out := startRunner(t)
+	banner := out.String()
+	for _, want := range []string{"wk_demoAdminKey0000000000000000000000000001", "curl -s -H 'Authorization: Bearer",
+		"POST    /workspaceapi/invites", "/_local/invoke/IngestFunction", "/_local/invoke/SchedulerFunction"} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("runner output lacks %q:\n%s", want, banner)
+		}
+	}
+	// Every curl it prints answers 200, and the usage it sends is applied.
+	for n, line := range strings.Split(banner, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "curl ") {
+			continue
+		}
+		ex := parseCurl(t, n, line)
+		req, err := http.NewRequest(ex.method, ex.url, strings.NewReader(ex.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = ex.headers
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("banner line %d: %v", n, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !strings.HasPrefix(ex.url, base) || res.StatusCode != http.StatusOK {
+			t.Errorf("banner line %d: %s %s answered %d %s, want 200 from %s", n, ex.method, ex.url, res.StatusCode, body, base)
+		}
+		if strings.HasSuffix(ex.url, "/IngestFunction") && !strings.Contains(string(body), `"batchItemFailures":[]`) {
+			t.Errorf("banner line %d: the usage event was not applied: %s", n, body)
 		}
 	}
 }

@@ -39,6 +39,7 @@ func TestDecodeIsStrict(t *testing.T) {
 		{"free-form object accepts any key", `{"any": {"whatever": true}}`, 0, ""},
 		{"wrong type", `{"count": "3"}`, workspace.KindInvalid, "count must be an integer"},
 		{"fraction for an integer", `{"count": 1.5}`, workspace.KindInvalid, "count must be an integer"},
+		{"a whole number written with a fraction", `{"count": 7.0}`, workspace.KindInvalid, "count must be an integer"},
 		{"wrong nested type", `{"items": [{"name": 5}]}`, workspace.KindInvalid, "items[0].name must be a string"},
 		{"repeated field", `{"count": 1, "count": 2}`, workspace.KindInvalid, `field "count" appears more than once`},
 		{"repeated nested field", `{"items": [{"name": "a", "name": "b"}]}`, workspace.KindInvalid, `field "items[0].name" appears more than once`},

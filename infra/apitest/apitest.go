@@ -138,7 +138,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	// the Env's clock (a usage event may lie at most a few minutes after it).
 	loaderStore := dynamo.New(loader, table)
 	events := stack.EventApplier(stack.Deps{Store: loaderStore, Clock: clock})
-	if _, err := fixture.Load(ctx, loaderStore, f, clock.Now(), events); err != nil {
+	if _, err := fixture.Load(ctx, loaderStore, f, clock.Now(), fixture.Options{Events: events}); err != nil {
 		t.Fatalf("load fixture: %v", err)
 	}
 

@@ -355,7 +355,7 @@ func TestFixtureEventsTheIngestPathRefusesFailTheLoad(t *testing.T) {
 				t.Fatalf("parse: %v", err)
 			}
 			clock := apitest.NewClock(apitest.Start)
-			_, err = fixture.Load(ctx, store, f, clock.Now(), stack.EventApplier(stack.Deps{Store: store, Clock: clock}))
+			_, err = fixture.Load(ctx, store, f, clock.Now(), fixture.Options{Events: stack.EventApplier(stack.Deps{Store: store, Clock: clock})})
 			if err == nil || !strings.Contains(err.Error(), "events[0]: ") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("load: got %v, want an error naming events[0] and containing %q", err, tc.want)
 			}

@@ -133,7 +133,7 @@ func run(ctx context.Context, out io.Writer) error {
 		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
 	}
 	// The fixture's events go through the same code as IngestFunction.
-	summary, err := fixture.Load(ctx, store, f, clock.Now(), stack.EventApplier(deps))
+	summary, err := fixture.Load(ctx, store, f, clock.Now(), fixture.Options{Events: stack.EventApplier(deps)})
 	if err != nil {
 		return fmt.Errorf("load fixture %s: %w", fixturePath, err)
 	}

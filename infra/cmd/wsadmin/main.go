@@ -22,6 +22,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/ingest"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 const usage = `Usage: wsadmin [-table NAME] [-endpoint URL] [-region R] <command>
@@ -29,10 +30,11 @@ const usage = `Usage: wsadmin [-table NAME] [-endpoint URL] [-region R] <command
 Commands:
   create-table
         create the single table (nothing happens when it exists) and wait until it is active
-  load-fixture FILE
+  load-fixture [-retention-days N] FILE
         load a fixture (workspaces, members, teams, agents, invitations, API keys), then
-        apply its events through the ingest function's code; chat, diary and metric
-        events fail until their store exists
+        apply its events (usage, chats, diary entries, metric records) through the ingest
+        function's code; -retention-days is the stack's InviteRetentionDays (default 180):
+        how long expired invitations stay listed
   keys issue -workspace WS -user USER -name NAME -scopes read,write,invite [-team TEAM] [-expires RFC3339 | -days N]
         issue an API key acting as member USER; prints its plaintext once, with its id
   keys list -workspace WS
@@ -186,11 +188,16 @@ func (a *app) createTable(ctx context.Context, args []string) error {
 
 func (a *app) loadFixture(ctx context.Context, args []string) error {
 	fs := newFlagSet("load-fixture")
+	defaultDays := int(workspace.DefaultInviteRetention / (24 * time.Hour))
+	days := fs.Int("retention-days", defaultDays, "")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usagef("load-fixture: give exactly one FILE")
+	}
+	if *days < 1 {
+		return usagef("load-fixture: -retention-days must be at least 1")
 	}
 	if a.table == "" {
 		return usagef("no table: give -table NAME or set TABLE_NAME")
@@ -206,7 +213,9 @@ func (a *app) loadFixture(ctx context.Context, args []string) error {
 	// Events go through the ingest function's code path, straight to the
 	// table (not through the queue).
 	events := ingest.NewApplier(store, ingest.StoredAgentData{Store: store, Clock: clockFunc(a.now)}, clockFunc(a.now))
-	sum, err := fixture.Load(ctx, store, f, a.now(), events)
+	sum, err := fixture.Load(ctx, store, f, a.now(), fixture.Options{
+		Events: events, InviteRetention: time.Duration(*days) * 24 * time.Hour,
+	})
 	if err != nil {
 		return fmt.Errorf("load %s: %w", fs.Arg(0), err)
 	}

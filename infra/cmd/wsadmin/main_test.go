@@ -49,6 +49,7 @@ func TestUsageErrors(t *testing.T) {
 		{"create-table argument", []string{"-table", "t", "create-table", "extra"}, `create-table: unexpected argument "extra"`},
 		{"load-fixture without file", []string{"-table", "t", "load-fixture"}, "load-fixture: give exactly one FILE"},
 		{"load-fixture without table", []string{"load-fixture", demoFixture}, "no table"},
+		{"load-fixture with no retention", []string{"-table", "t", "load-fixture", "-retention-days", "0", demoFixture}, "-retention-days must be at least 1"},
 		{"keys without subcommand", []string{"-table", "t", "keys"}, "keys: give a subcommand"},
 		{"keys unknown subcommand", []string{"-table", "t", "keys", "delete"}, `keys: unknown subcommand "delete"`},
 		{"issue without workspace", []string{"-table", "t", "keys", "issue", "-user", "u", "-name", "n", "-scopes", "read"},

@@ -3,6 +3,7 @@ package dynamolocal
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -89,4 +90,93 @@ func beforeTransactions(name string, f func(*dynamodb.TransactWriteItemsInput) e
 				}), middleware.Before)
 		})
 	}
+}
+
+// StaleRead makes one BatchGetItem return one item as it was before a
+// function ran and every other item as it is after: the view DynamoDB may
+// give a BatchGetItem while a transaction commits, since its isolation is
+// read-committed per item, not a snapshot. DynamoDB Local never tears a read,
+// so without this no test would see one.
+type StaleRead struct {
+	// Raw reads the item's earlier version: a client without this option.
+	Raw  *dynamodb.Client
+	next atomic.Pointer[staleArm]
+}
+
+// staleArm is what StaleRead tears next.
+type staleArm struct {
+	skip   int
+	pk, sk string
+	during func()
+}
+
+// is reports whether item (or key) m is the armed item.
+func (a *staleArm) is(m map[string]types.AttributeValue) bool {
+	pk, _ := m["PK"].(*types.AttributeValueMemberS)
+	sk, _ := m["SK"].(*types.AttributeValueMemberS)
+	return pk != nil && sk != nil && pk.Value == a.pk && sk.Value == a.sk
+}
+
+// Arm makes the BatchGetItem after the next skip ones return the item
+// (pk, sk) as it was before during ran, and the rest as after.
+func (r *StaleRead) Arm(skip int, pk, sk string, during func()) {
+	r.next.Store(&staleArm{skip: skip, pk: pk, sk: sk, during: during})
+}
+
+// Option returns the client option that tears the armed read.
+func (r *StaleRead) Option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("TearBatchGetItem",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+					middleware.InitializeOutput, middleware.Metadata, error) {
+					batch, ok := in.Parameters.(*dynamodb.BatchGetItemInput)
+					arm := r.next.Load()
+					if !ok || arm == nil {
+						return next.HandleInitialize(ctx, in)
+					}
+					if arm.skip > 0 {
+						r.next.Store(&staleArm{skip: arm.skip - 1, pk: arm.pk, sk: arm.sk, during: arm.during})
+						return next.HandleInitialize(ctx, in)
+					}
+					r.next.Store(nil)
+					return r.tear(ctx, batch, arm, func() (middleware.InitializeOutput, middleware.Metadata, error) {
+						return next.HandleInitialize(ctx, in)
+					})
+				}), middleware.Before)
+		})
+	}
+}
+
+// tear reads arm's item, runs arm.during, sends the batch and puts the
+// earlier version of the item in its answer.
+func (r *StaleRead) tear(ctx context.Context, batch *dynamodb.BatchGetItemInput, arm *staleArm,
+	send func() (middleware.InitializeOutput, middleware.Metadata, error)) (middleware.InitializeOutput, middleware.Metadata, error) {
+	k := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: arm.pk}, "SK": &types.AttributeValueMemberS{Value: arm.sk},
+	}
+	for table := range batch.RequestItems {
+		early, err := r.Raw.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, err
+		}
+		arm.during()
+		out, md, err := send()
+		if err != nil {
+			return out, md, err
+		}
+		res := out.Result.(*dynamodb.BatchGetItemOutput)
+		items := res.Responses[table][:0]
+		for _, it := range res.Responses[table] {
+			if !arm.is(it) {
+				items = append(items, it)
+			}
+		}
+		if early.Item != nil && slices.ContainsFunc(batch.RequestItems[table].Keys, arm.is) {
+			items = append(items, early.Item)
+		}
+		res.Responses[table] = items
+		return out, md, nil
+	}
+	return send()
 }

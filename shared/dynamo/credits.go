@@ -269,15 +269,29 @@ func teamStateUpdate(ws, team string, paused bool, now time.Time) expression.Upd
 		Set(expression.Name(attrGSI2PK), expression.Value(pk)).Set(expression.Name(attrGSI2SK), expression.Value(sk))
 }
 
-// writeVersioned runs a single conditional update as a one-item transaction
-// (so conflicts are retried like every transaction's) and returns errStale
-// when its condition failed.
-func (s *Store) writeVersioned(ctx context.Context, k item, upd expression.UpdateBuilder, cond expression.ConditionBuilder) error {
+// writeVersioned runs a conditional update of a state item, with checks of
+// the premises its decision was taken on (the limits, the usage), as one transaction (so conflicts are
+// retried like every transaction's) and returns errStale when a condition
+// failed.
+//
+// The checks are needed because a BatchGetItem is not a snapshot: it may
+// return a limit from before a limit change's transaction and the state from
+// after it, and the state's version alone would then let a decision taken on
+// the old limit through.
+func (s *Store) writeVersioned(ctx context.Context, k item, upd expression.UpdateBuilder, cond expression.ConditionBuilder, premises ...premise) error {
 	tx, err := s.update(k, upd, &cond)
 	if err != nil {
 		return err
 	}
-	failed, err := s.transact(ctx, []types.TransactWriteItem{tx})
+	items := []types.TransactWriteItem{tx}
+	for _, p := range premises {
+		it, err := s.check(p.key, p.cond)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
+	failed, err := s.transact(ctx, items)
 	if err != nil {
 		return err
 	}
@@ -285,6 +299,45 @@ func (s *Store) writeVersioned(ctx context.Context, k item, upd expression.Updat
 		return errStale
 	}
 	return nil
+}
+
+// premise is a condition on another item that a write's decision rests on.
+type premise struct {
+	key  item
+	cond expression.ConditionBuilder
+}
+
+// limitIs is the condition that a limit attribute holds v (absent or null
+// for no limit).
+func limitIs(attr string, v *float64) expression.ConditionBuilder {
+	if v == nil {
+		return expression.AttributeNotExists(expression.Name(attr)).
+			Or(expression.AttributeType(expression.Name(attr), expression.Null))
+	}
+	return expression.Name(attr).Equal(expression.Value(*v))
+}
+
+// teamLimitUnchanged checks that team (ws, team) still has limit v.
+func teamLimitUnchanged(ws, team string, v *float64) premise {
+	return premise{key(wsPK(ws), teamSK(team)), limitIs(attrMonthly, v)}
+}
+
+// agentLimitsUnchanged checks that agent a's stored limits are still a's.
+func agentLimitsUnchanged(a workspace.Agent) premise {
+	return premise{key(wsPK(a.WorkspaceID), agentSK(a.ID)),
+		limitIs(attrDaily, a.DailyCreditLimit).And(limitIs(attrMonthly, a.MonthlyCreditLimit))}
+}
+
+// usageReaches checks that agent r's usage still reaches the limit that
+// stops it in state to (a daily-usage reset lowers today's): a stop decided
+// on a read from before a reset must not land after it.
+func usageReaches(r agentRef, to workspace.AgentState, p workspace.CreditPosition, now time.Time) premise {
+	attr, limit := countedAttr(now.UTC().Day()), p.EffectiveDailyLimit()
+	if to.Reason == workspace.ReasonMonthlyLimit {
+		attr, limit = attrTotal, p.MonthlyLimit
+	}
+	return premise{key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))),
+		expression.Name(attr).GreaterThanEqual(expression.Value(*limit))}
 }
 
 // settleAgent applies usage's effect to agent a: its own state escalates to
@@ -303,7 +356,8 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 			return nil, nil
 		}
 		err = s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState),
-			agentStateUpdate(r, to, st.now), versionIs(sd.state.Version))
+			agentStateUpdate(r, to, st.now), versionIs(sd.state.Version),
+			agentLimitsUnchanged(a), usageReaches(r, to, sd.credit.Position, st.now))
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: to}, nil
 		}
@@ -343,7 +397,8 @@ func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) 
 		if !(workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused() {
 			return nil, false, nil
 		}
-		err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, true, st.now), versionIs(state.Version))
+		err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, true, st.now),
+			versionIs(state.Version), teamLimitUnchanged(ws, team, t.MonthlyCreditLimit))
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
 				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, true, nil

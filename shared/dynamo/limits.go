@@ -26,8 +26,9 @@ import (
 // settles once more after it commits, on a fresh read: ingest writes usage and
 // then reads the limit, the change writes the limit and then reads usage, so
 // one of the two sees both and pauses the team if the usage reached the
-// limit. Either way the outcome is one a sequential order of the same
-// operations produces.
+// limit. Every state write also checks the limits it was decided on (see
+// writeVersioned). Either way the outcome is one a sequential order of the
+// same operations produces.
 
 // agentWrite decides one agent's write from its standing: the transaction's
 // items, or nil items for a write that changes nothing.
@@ -52,10 +53,12 @@ func (s *Store) SetAgentLimits(ctx context.Context, ws, teamScope string, ids []
 		}
 		out.Impact = workspace.Impact(sd.credit.State(), after.State())
 		r := refOf(a)
+		// The limits are conditioned on the ones read: a read from before
+		// another change must not write its limits back.
 		agentUpd, err := s.update(key(wsPK(ws), agentSK(a.ID)),
 			expression.Set(expression.Name(attrDaily), expression.Value(daily)).
 				Set(expression.Name(attrMonthly), expression.Value(monthly)),
-			ptr(expression.AttributeExists(expression.Name(attrPK))))
+			ptr(expression.AttributeExists(expression.Name(attrPK)).And(agentLimitsUnchanged(a).cond)))
 		if err != nil {
 			return nil, out, err
 		}
@@ -100,7 +103,12 @@ func (s *Store) ResetDailyUsage(ctx context.Context, ws, teamScope string, ids [
 		if err != nil {
 			return nil, out, err
 		}
-		return []types.TransactWriteItem{zero, stateUpd}, out, nil
+		limits := agentLimitsUnchanged(a)
+		sameLimits, err := s.check(limits.key, limits.cond)
+		if err != nil {
+			return nil, out, err
+		}
+		return []types.TransactWriteItem{zero, stateUpd, sameLimits}, out, nil
 	})
 }
 

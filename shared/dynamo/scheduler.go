@@ -122,6 +122,7 @@ func (s *Store) resumeOne(ctx context.Context, raw item, before string, now time
 		return nil, err
 	}
 	to := workspace.Running // an agent that no longer exists leaves the index
+	var premises []premise
 	if a, found, err := st.agent(r); err != nil {
 		return nil, err
 	} else if found {
@@ -130,9 +131,10 @@ func (s *Store) resumeOne(ctx context.Context, raw item, before string, now time
 			return nil, err
 		}
 		to = sd.credit.Position.OwnState()
+		premises = append(premises, agentLimitsUnchanged(a))
 	}
 	err = s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState), agentStateUpdate(r, to, now),
-		heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(versionIs(state.Version)))
+		heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(versionIs(state.Version)), premises...)
 	if !to.IsRunning() {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err
@@ -161,8 +163,12 @@ func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor express
 		return nil, err
 	}
 	paused := found && (workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused()
+	var premises []premise
+	if found {
+		premises = append(premises, teamLimitUnchanged(ws, team, t.MonthlyCreditLimit))
+	}
 	err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, paused, now),
-		heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(versionIs(state.Version)))
+		heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(versionIs(state.Version)), premises...)
 	if paused {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err

@@ -96,8 +96,9 @@ func resetDailyUsage(store Store, clock workspace.Clock) http.HandlerFunc {
 
 // batchResult turns a credit batch's outcomes into its result: applied
 // gives a success's applied value. An agent the caller cannot see fails with
-// "agent not found"; a storage failure fails its id alone, logged, as
-// "internal error".
+// "agent not found"; one that kept losing races to other writes fails with
+// ErrBusy's message (retry it); a storage failure fails its id alone,
+// logged, as "internal error".
 func batchResult(ctx context.Context, caller workspace.Caller, outs []workspace.CreditOutcome, applied func(workspace.CreditOutcome) any) httpapi.BatchResult {
 	items := make([]httpapi.BatchItem, len(outs))
 	for i, o := range outs {
@@ -107,6 +108,8 @@ func batchResult(ctx context.Context, caller workspace.Caller, outs []workspace.
 			items[i].Impact = httpapi.Impact(o.Impact)
 		case workspace.IsNotFound(o.Err):
 			items[i] = httpapi.Failed(o.ID, "", workspace.ErrAgentNotFound.Error())
+		case workspace.IsBusy(o.Err):
+			items[i] = httpapi.Failed(o.ID, o.Name, workspace.ErrBusy.Error())
 		default:
 			slog.ErrorContext(ctx, "credit batch", "workspaceId", caller.WorkspaceID, "agentId", o.ID, "error", o.Err)
 			items[i] = httpapi.Failed(o.ID, o.Name, "internal error")

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/fanout"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // maxBatchGet is BatchGetItem's limit of keys per request.
@@ -120,8 +121,6 @@ func backoff(ctx context.Context, attempt int) {
 // (TransactionConflict) without failing any of its conditions.
 const maxTransactAttempts = 8
 
-// errConflictRetriesExhausted reports a transaction that kept colliding with others.
-var errConflictRetriesExhausted = errors.New("transaction: conflicts persisted after retries")
 
 // transact runs a write transaction. It returns nil, nil on success, and the
 // indexes of the items whose conditions failed, with a nil error, when it was
@@ -158,7 +157,7 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (
 		case !conflict:
 			return nil, fmt.Errorf("transaction: %w", err)
 		case attempt+1 >= maxTransactAttempts:
-			return nil, errConflictRetriesExhausted
+			return nil, workspace.ErrBusy
 		}
 	}
 }

@@ -221,6 +221,20 @@ func pauseBeforeReevaluation(ctx context.Context, attempt int) {
 	}
 }
 
+// afterLostRace is what a decision loop does after attempt's write failed
+// with err: nil to decide again on fresh figures (its condition failed),
+// workspace.ErrBusy once it has lost maxReevaluations races in a row, or err
+// itself for a failure that is not a lost race.
+func afterLostRace(err error, attempt int) error {
+	switch {
+	case !errors.Is(err, errStale):
+		return err
+	case attempt >= maxReevaluations:
+		return workspace.ErrBusy
+	}
+	return nil
+}
+
 // versionIs is the condition that the state item still has version v.
 func versionIs(v int64) expression.ConditionBuilder {
 	if v == 0 {
@@ -361,7 +375,7 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: to}, nil
 		}
-		if !errors.Is(err, errStale) || attempt >= maxReevaluations {
+		if err := afterLostRace(err, attempt); err != nil {
 			return nil, fmt.Errorf("settle agent %s: %w", r.agent, err)
 		}
 		if st, err = s.readStandings(ctx, []agentRef{r}, st.now, readOpts{agents: true}); err != nil {
@@ -403,8 +417,8 @@ func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) 
 			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
 				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, true, nil
 		}
-		if !errors.Is(err, errStale) || attempt >= maxReevaluations {
-			return nil, false, fmt.Errorf("settle team %s: %w", team, err)
+		if err := afterLostRace(err, attempt); err != nil {
+			return nil, false, err
 		}
 		if st, err = s.readTeamStanding(ctx, ws, team, st.now); err != nil {
 			return nil, false, err

@@ -189,7 +189,7 @@ func (s *Store) writeAgent(ctx context.Context, a workspace.Agent, st *standings
 			return out
 		}
 		if err == nil && attempt >= maxReevaluations {
-			err = errStale
+			err = workspace.ErrBusy
 		}
 		if err != nil {
 			return workspace.CreditOutcome{ID: a.ID, Name: a.Name, Err: err}
@@ -326,7 +326,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 			return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 		}
 		if attempt >= maxReevaluations {
-			return workspace.TeamLimitOutcome{}, errStale
+			return workspace.TeamLimitOutcome{}, workspace.ErrBusy
 		}
 	}
 }

@@ -129,7 +129,7 @@ func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Tagga
 			out.err = fmt.Errorf("update %s: %w", kind, err)
 			return out
 		case attempt >= maxReevaluations:
-			out.err = errStale
+			out.err = workspace.ErrBusy
 			return out
 		}
 		pauseBeforeReevaluation(ctx, attempt+1)

@@ -136,7 +136,7 @@ func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
 		case slices.Contains(failed, 3):
 			return workspace.ErrDuplicateTeamName
 		case attempt >= maxReevaluations:
-			return errStale
+			return workspace.ErrBusy
 		}
 		// The team was renamed meanwhile: read it again.
 	}

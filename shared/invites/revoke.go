@@ -61,6 +61,8 @@ func revokeInvites(store Store) http.HandlerFunc {
 				results[at[k]] = httpapi.Succeeded(inv.ID, inv.Email, false, revoked)
 			case workspace.IsNotFound(err):
 				results[at[k]] = httpapi.Failed(inv.ID, inv.Email, notFound)
+			case workspace.IsBusy(err):
+				results[at[k]] = httpapi.Failed(inv.ID, inv.Email, workspace.ErrBusy.Error())
 			default:
 				// A storage failure fails the ids of its transaction alone;
 				// the others stand as applied.

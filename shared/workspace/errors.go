@@ -76,6 +76,10 @@ func KindOf(err error) Kind {
 	return 0
 }
 
+// IsBusy reports whether err is a KindUnavailable domain error, such as
+// ErrBusy: a failure the caller may retry.
+func IsBusy(err error) bool { return KindOf(err) == KindUnavailable }
+
 // IsNotFound reports whether err is a KindNotFound domain error.
 func IsNotFound(err error) bool { return KindOf(err) == KindNotFound }
 
@@ -90,6 +94,11 @@ var (
 	ErrInvitationNotFound = NotFound("invitation not found")
 	ErrAPIKeyNotFound     = NotFound("API key not found")
 )
+
+// ErrBusy is the 503 of a write that kept losing races with other writes to
+// the same items (DynamoDB cancels transactions that meet): nothing of it was
+// applied that a retry would repeat wrongly, so the caller may simply retry.
+var ErrBusy = Unavailable("other requests kept changing the same data at the same moment; nothing conflicting was applied, retry the request")
 
 // ErrTeamSettingsOff is the 400 of every team endpoint while the workspace
 // has team settings off (decisions §4).

@@ -121,7 +121,6 @@ func backoff(ctx context.Context, attempt int) {
 // (TransactionConflict) without failing any of its conditions.
 const maxTransactAttempts = 8
 
-
 // transact runs a write transaction. It returns nil, nil on success, and the
 // indexes of the items whose conditions failed, with a nil error, when it was
 // cancelled for them. A cancellation caused only by concurrent transactions on

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -99,8 +100,11 @@ func beforeTransactions(name string, f func(*dynamodb.TransactWriteItemsInput) e
 // so without this no test would see one.
 type StaleRead struct {
 	// Raw reads the item's earlier version: a client without this option.
-	Raw  *dynamodb.Client
-	next atomic.Pointer[staleArm]
+	Raw *dynamodb.Client
+
+	mu   sync.Mutex
+	arm  *staleArm
+	torn bool
 }
 
 // staleArm is what StaleRead tears next.
@@ -120,7 +124,33 @@ func (a *staleArm) is(m map[string]types.AttributeValue) bool {
 // Arm makes the BatchGetItem after the next skip ones return the item
 // (pk, sk) as it was before during ran, and the rest as after.
 func (r *StaleRead) Arm(skip int, pk, sk string, during func()) {
-	r.next.Store(&staleArm{skip: skip, pk: pk, sk: sk, during: during})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.arm, r.torn = &staleArm{skip: skip, pk: pk, sk: sk, during: during}, false
+}
+
+// Torn reports whether the armed read happened and held the item: a test
+// whose read was not torn proves nothing.
+func (r *StaleRead) Torn() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.torn
+}
+
+// take returns the arm when this BatchGetItem is the one to tear.
+func (r *StaleRead) take() *staleArm {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.arm == nil {
+		return nil
+	}
+	if r.arm.skip > 0 {
+		r.arm.skip--
+		return nil
+	}
+	arm := r.arm
+	r.arm = nil
+	return arm
 }
 
 // Option returns the client option that tears the armed read.
@@ -130,19 +160,18 @@ func (r *StaleRead) Option() func(*dynamodb.Options) {
 			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("TearBatchGetItem",
 				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 					middleware.InitializeOutput, middleware.Metadata, error) {
+					send := func() (middleware.InitializeOutput, middleware.Metadata, error) {
+						return next.HandleInitialize(ctx, in)
+					}
 					batch, ok := in.Parameters.(*dynamodb.BatchGetItemInput)
-					arm := r.next.Load()
-					if !ok || arm == nil {
-						return next.HandleInitialize(ctx, in)
+					if !ok {
+						return send()
 					}
-					if arm.skip > 0 {
-						r.next.Store(&staleArm{skip: arm.skip - 1, pk: arm.pk, sk: arm.sk, during: arm.during})
-						return next.HandleInitialize(ctx, in)
+					arm := r.take()
+					if arm == nil {
+						return send()
 					}
-					r.next.Store(nil)
-					return r.tear(ctx, batch, arm, func() (middleware.InitializeOutput, middleware.Metadata, error) {
-						return next.HandleInitialize(ctx, in)
-					})
+					return r.tear(ctx, batch, arm, send)
 				}), middleware.Before)
 		})
 	}
@@ -155,7 +184,10 @@ func (r *StaleRead) tear(ctx context.Context, batch *dynamodb.BatchGetItemInput,
 	k := map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: arm.pk}, "SK": &types.AttributeValueMemberS{Value: arm.sk},
 	}
-	for table := range batch.RequestItems {
+	for table, req := range batch.RequestItems {
+		if !slices.ContainsFunc(req.Keys, arm.is) {
+			continue
+		}
 		early, err := r.Raw.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ConsistentRead: aws.Bool(true)})
 		if err != nil {
 			return middleware.InitializeOutput{}, middleware.Metadata{}, err
@@ -172,11 +204,15 @@ func (r *StaleRead) tear(ctx context.Context, batch *dynamodb.BatchGetItemInput,
 				items = append(items, it)
 			}
 		}
-		if early.Item != nil && slices.ContainsFunc(batch.RequestItems[table].Keys, arm.is) {
+		if early.Item != nil {
 			items = append(items, early.Item)
 		}
 		res.Responses[table] = items
+		r.mu.Lock()
+		r.torn = true
+		r.mu.Unlock()
 		return out, md, nil
 	}
+	arm.during()
 	return send()
 }

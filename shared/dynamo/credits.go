@@ -342,16 +342,16 @@ func agentLimitsUnchanged(a workspace.Agent) premise {
 		limitIs(attrDaily, a.DailyCreditLimit).And(limitIs(attrMonthly, a.MonthlyCreditLimit))}
 }
 
-// usageReaches checks that agent r's usage still reaches the limit that
-// stops it in state to (a daily-usage reset lowers today's): a stop decided
-// on a read from before a reset must not land after it.
-func usageReaches(r agentRef, to workspace.AgentState, p workspace.CreditPosition, now time.Time) premise {
-	attr, limit := countedAttr(now.UTC().Day()), p.EffectiveDailyLimit()
+// usageReaches checks that agent r's usage, read as u, has not gone below
+// what stopped it in state to (a daily-usage reset lowers today's): a stop
+// decided on a read from before a reset must not land after it. The check
+// compares with the stored decimal, not the float64 the decision used.
+func usageReaches(r agentRef, to workspace.AgentState, u monthUsage, now time.Time) premise {
+	attr := countedAttr(now.UTC().Day())
 	if to.Reason == workspace.ReasonMonthlyLimit {
-		attr, limit = attrTotal, p.MonthlyLimit
+		attr = attrTotal
 	}
-	return premise{key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))),
-		expression.Name(attr).GreaterThanEqual(expression.Value(*limit))}
+	return premise{key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))), u.storedAtLeast(attr)}
 }
 
 // settleAgent applies usage's effect to agent a: its own state escalates to
@@ -365,13 +365,21 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 		if err != nil {
 			return nil, err
 		}
-		to := workspace.Escalate(sd.credit.Own, sd.credit.Position.OwnState())
-		if to == sd.credit.Own {
+		// A stop whose day or month is over is judged as running: usage of
+		// the new period that reaches a limit stops the agent for it (a new
+		// version, so a scheduler run that read the old usage cannot resume
+		// it), and usage that does not leaves the lifting to the scheduler.
+		from, ended := sd.credit.Own, sd.state.holdEnded(st.now)
+		if ended {
+			from = workspace.Running
+		}
+		to := workspace.Escalate(from, sd.credit.Position.OwnState())
+		if to.IsRunning() || (to == sd.credit.Own && !ended) {
 			return nil, nil
 		}
 		err = s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState),
 			agentStateUpdate(r, to, st.now), versionIs(sd.state.Version),
-			agentLimitsUnchanged(a), usageReaches(r, to, sd.credit.Position, st.now))
+			agentLimitsUnchanged(a), usageReaches(r, to, sd.usage, st.now))
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: to}, nil
 		}
@@ -400,8 +408,10 @@ func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) 
 		if err != nil {
 			return nil, false, err
 		}
+		// A pause whose month is over is judged as running, as settleAgent
+		// judges a stop whose period is over.
 		t, found, err := decodeAt[teamItem](st, wsPK(ws), teamSK(team))
-		if err != nil || !found || state.Paused {
+		if err != nil || !found || (state.Paused && !state.pauseEnded(st.now)) {
 			return nil, state.Paused, err
 		}
 		used, err := st.teamUsed(ws, team)
@@ -409,7 +419,7 @@ func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) 
 			return nil, false, err
 		}
 		if !(workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused() {
-			return nil, false, nil
+			return nil, state.Paused, nil
 		}
 		err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, true, st.now),
 			versionIs(state.Version), teamLimitUnchanged(ws, team, t.MonthlyCreditLimit))

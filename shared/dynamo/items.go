@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -456,6 +460,19 @@ func (i agentStateItem) own() workspace.AgentState {
 	return workspace.AgentState{Status: i.Status, Reason: i.Reason}
 }
 
+// holdEnded reports whether the agent's stop is for a day or month before
+// now's: the scheduler will lift it, and until it does, usage of the new
+// period is judged as if the agent ran.
+func (i agentStateItem) holdEnded(now time.Time) bool {
+	switch i.Reason {
+	case workspace.ReasonDailyLimit:
+		return i.Period < workspace.DayKey(now)
+	case workspace.ReasonMonthlyLimit:
+		return i.Period < workspace.MonthKey(now)
+	}
+	return false
+}
+
 // teamStateItem is a team's paused flag; while paused it sits in the resume
 // index under the month that must end.
 type teamStateItem struct {
@@ -465,6 +482,12 @@ type teamStateItem struct {
 	Paused      bool   `dynamodbav:"paused"`
 	Period      string `dynamodbav:"period,omitempty"` // the month of the pause
 	Version     int64  `dynamodbav:"version"`
+}
+
+// pauseEnded reports whether the team's pause is for a month before now's
+// (the scheduler will lift it).
+func (i teamStateItem) pauseEnded(now time.Time) bool {
+	return i.Paused && i.Period < workspace.MonthKey(now)
 }
 
 // counterItem is one shard of a team's or a workspace's month usage.
@@ -488,6 +511,9 @@ type monthUsage struct {
 	Total   float64
 	Spent   [32]float64 // by day of month
 	Counted [32]float64
+	// stored holds the numbers exactly as the item stores them (decimal
+	// strings), for conditions: a float64 read back need not equal them.
+	stored map[string]attributevalue.Number
 }
 
 func spentAttr(day int) string   { return fmt.Sprintf("d%02d", day) }
@@ -504,6 +530,12 @@ func loadMonthUsage(raw item) (monthUsage, error) {
 		return u, err
 	}
 	num := func(name string) float64 { f, _ := m[name].(float64); return f }
+	u.stored = map[string]attributevalue.Number{}
+	for name, v := range raw {
+		if n, ok := v.(*types.AttributeValueMemberN); ok {
+			u.stored[name] = attributevalue.Number(n.Value)
+		}
+	}
 	u.Total = num(attrTotal)
 	for d := 1; d <= 31; d++ {
 		u.Spent[d], u.Counted[d] = num(spentAttr(d)), num(countedAttr(d))

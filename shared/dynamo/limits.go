@@ -95,7 +95,7 @@ func (s *Store) ResetDailyUsage(ctx context.Context, ws, teamScope string, ids [
 		zero, err := s.update(key(agentDataPK(ws, a.ID), usageSK(month)),
 			expression.Set(expression.Name(countedAttr(day)), expression.Value(0)).
 				Set(expression.Name(attrEntity), expression.Value(typeUsage)),
-			ptr(usageIs(sd.usage)))
+			ptr(usageIs(sd.usage, day)))
 		if err != nil {
 			return nil, out, err
 		}
@@ -112,24 +112,39 @@ func (s *Store) ResetDailyUsage(ctx context.Context, ws, teamScope string, ids [
 	})
 }
 
+// storedIs is the condition that attribute attr still holds exactly what was
+// read (or is still absent).
+func (u monthUsage) storedIs(attr string) expression.ConditionBuilder {
+	if n, ok := u.stored[attr]; ok {
+		return expression.Name(attr).Equal(expression.Value(n))
+	}
+	return expression.AttributeNotExists(expression.Name(attr))
+}
+
+// storedAtLeast is the condition that attribute attr has not gone below
+// what was read: usage only grows, except through a daily-usage reset.
+func (u monthUsage) storedAtLeast(attr string) expression.ConditionBuilder {
+	if n, ok := u.stored[attr]; ok {
+		return expression.Name(attr).GreaterThanEqual(expression.Value(n))
+	}
+	return expression.AttributeNotExists(expression.Name(attr)).
+		Or(expression.Name(attr).GreaterThanEqual(expression.Value(0)))
+}
+
 // ptr returns a pointer to c, for the optional condition of update.
 func ptr(c expression.ConditionBuilder) *expression.ConditionBuilder { return &c }
 
-// usageIs is the condition that an agent's month usage item still holds the
-// total u read (any usage since changes it; a reset changes the state's
-// version instead), or is still absent when none was read.
-func usageIs(u monthUsage) expression.ConditionBuilder {
-	if u.Total == 0 {
-		return expression.AttributeNotExists(expression.Name(attrPK)).
-			Or(expression.Name(attrTotal).Equal(expression.Value(0)))
-	}
-	return expression.Name(attrTotal).Equal(expression.Value(u.Total))
+// usageIs is the condition that an agent's month usage item still holds
+// exactly the usage read: its total and what counts toward day's limit (a
+// daily-usage reset changes only the latter).
+func usageIs(u monthUsage, day int) expression.ConditionBuilder {
+	return u.storedIs(attrTotal).And(u.storedIs(countedAttr(day)))
 }
 
 // usageUnchanged is a transaction's check that agent r's usage this month is
 // still u.
 func (s *Store) usageUnchanged(r agentRef, u monthUsage, now time.Time) (types.TransactWriteItem, error) {
-	return s.check(key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))), usageIs(u))
+	return s.check(key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))), usageIs(u, now.UTC().Day()))
 }
 
 // check is a transaction's ConditionCheck of the item at k.

@@ -279,7 +279,7 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 	for _, am := range monthOrder {
 		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage))
 		for attr, v := range months[am] {
-			upd = upd.Add(expression.Name(attr), expression.Value(v))
+			upd = upd.Add(expression.Name(attr), expression.Value(workspace.SumCredits(v)))
 		}
 		it, err := s.update(key(agentDataPK(am.r.ws, am.r.agent), usageSK(am.month)), upd, nil)
 		if err != nil {
@@ -310,7 +310,7 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 	}
 	for _, c := range counterOrder {
 		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)).
-			Add(expression.Name(attrTotal), expression.Value(counters[c]))
+			Add(expression.Name(attrTotal), expression.Value(workspace.SumCredits(counters[c])))
 		it, err := s.update(key(c.pk, c.sk), upd, nil)
 		if err != nil {
 			return nil, nil, err
@@ -319,7 +319,7 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 	}
 	for _, c := range chatOrder {
 		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeChat)).
-			Add(expression.Name(attrCredits), expression.Value(chats[c]))
+			Add(expression.Name(attrCredits), expression.Value(workspace.SumCredits(chats[c])))
 		it, err := s.update(key(c.pk, c.sk), upd, nil)
 		if err != nil {
 			return nil, nil, err

@@ -2,16 +2,21 @@ package dynamo_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// A BatchGetItem is read-committed per item, not a snapshot: it can return
-// a limit from before a limit change and the state from after it. A state
-// write decided on such a read must fail on its premises and decide again;
-// these are the interleavings a review found, each with the read torn.
+// The credit engine's races, as two reviews found them. A BatchGetItem is
+// read-committed per item, not a snapshot: it can return a limit from before
+// a limit change and the state from after it, so a state write decided on
+// such a read must fail on its premises and decide again. Writes also land
+// between a decision's read and its write (dynamolocal.Interleaver), and
+// premises compare with the stored decimals, not the float64 read back.
 
 // The keys of ws1's team t1, its agent a1 and a1's usage this month
 // (shared/dynamo/keys.go).
@@ -70,6 +75,9 @@ func TestATornReadNeverPausesATeamUnderALimitItIsBelow(t *testing.T) {
 			torn := &dynamolocal.StaleRead{Raw: dynamolocal.NewClient(t, nil)}
 			w := newCreditWorld(t, gap.Option(), torn.Option())
 			tc.run(ctx, w, gap, torn)
+			if !torn.Torn() {
+				t.Fatal("the read was not torn")
+			}
 			limit, used, paused := w.teamEnd(ctx)
 			if want := limit != nil && used >= *limit; paused != want {
 				t.Errorf("paused = %v with %v used under limit %v, want %v", paused, used, *limit, want)
@@ -92,6 +100,9 @@ func TestATornReadNeverStopsAnAgentOnUsageAResetCleared(t *testing.T) {
 	})
 	w.use("a1", 2, noon) // 11 counted, then reset to 0 before the settle's read returns
 	w.wantState("a1", noon, running)
+	if !torn.Torn() {
+		t.Fatal("the read was not torn")
+	}
 }
 
 // setTeamLimit sets t1's limit and fails the test on an error.
@@ -120,6 +131,9 @@ func TestATornReadNeverUndoesAnotherAgentLimitChange(t *testing.T) {
 	if out.Err != nil {
 		t.Fatal(out.Err)
 	}
+	if !torn.Torn() {
+		t.Fatal("the read was not torn")
+	}
 	a, err := w.store.Agent(ctx, "ws1", "a1")
 	if err != nil {
 		t.Fatal(err)
@@ -127,4 +141,104 @@ func TestATornReadNeverUndoesAnotherAgentLimitChange(t *testing.T) {
 	if a.DailyCreditLimit == nil || *a.DailyCreditLimit != 20 || a.MonthlyCreditLimit == nil || *a.MonthlyCreditLimit != 300 {
 		t.Errorf("limits = %v, %v; want daily 20 and the other change's monthly 300", a.DailyCreditLimit, a.MonthlyCreditLimit)
 	}
+}
+
+// A stop decided on a float64 must pass its premise however the stored
+// decimal reads back: a daily limit of 0 stops an agent whose usage today has
+// no counter yet (its usage was yesterday's).
+func TestAZeroLimitStopsOnUsageOfAnotherDay(t *testing.T) {
+	ctx := context.Background()
+	w := newCreditWorld(t)
+	err := w.store.PutSnapshot(ctx, dynamo.Snapshot{
+		Workspace: workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, TeamSettingsEnabled: true, DefaultDailyCreditLimit: lim(50)},
+		Agents:    []workspace.Agent{{ID: "zero", Name: "Zero", AgentDiscoverability: "none", DailyCreditLimit: lim(0)}},
+	}, noon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := w.store.ApplyUsage(ctx, []workspace.Usage{{
+		EventID: "late", WorkspaceID: "ws1", AgentID: "zero", Credits: 1, OccurredAt: noon.AddDate(0, 0, -1),
+	}}, noon)
+	if rep.Errs[0] != nil {
+		t.Fatalf("late usage: %v", rep.Errs[0])
+	}
+	w.wantState("zero", noon, stoppedDaily)
+}
+
+// A limit change that read today's usage from before a daily-usage reset
+// (whose new state version it read too) decides again on the cleared usage.
+func TestATornReadNeverStopsAnAgentThroughALimitChangeOnClearedUsage(t *testing.T) {
+	ctx := context.Background()
+	torn := &dynamolocal.StaleRead{Raw: dynamolocal.NewClient(t, nil)}
+	w := newCreditWorld(t, torn.Option())
+	w.use("a1", 9, noon)
+	torn.Arm(0, a1UsagePK, a1Use, func() {
+		if out := w.store.ResetDailyUsage(ctx, "ws1", "", []string{"a1"}, noon)[0]; out.Err != nil {
+			t.Fatal(out.Err)
+		}
+	})
+	out := w.store.SetAgentLimits(ctx, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(5.0)}, noon)[0]
+	if out.Err != nil || out.Impact != nil {
+		t.Errorf("daily limit 5 after the reset: %+v; want no impact", out)
+	}
+	w.wantState("a1", noon, running)
+	if !torn.Torn() {
+		t.Fatal("the read was not torn")
+	}
+}
+
+// Usage of a new day or month that lands while the scheduler resumes the
+// old period's hold stops or pauses again for the new period, whatever
+// usage the scheduler read.
+func TestUsageLandingWhileTheSchedulerResumesHoldsForTheNewPeriod(t *testing.T) {
+	tomorrow := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	december := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		hold    func(w *creditWorld)
+		next    time.Time
+		landing func(w *creditWorld)
+		check   func(w *creditWorld)
+	}{
+		{"an agent's daily stop", func(w *creditWorld) { w.use("a1", 10, noon) }, tomorrow,
+			func(w *creditWorld) { w.use("a1", 10, tomorrow.Add(time.Second)) },
+			func(w *creditWorld) { w.wantState("a1", tomorrow.Add(time.Minute), stoppedDaily) }},
+		{"a team's pause", func(w *creditWorld) { w.use("a2", 100, noon) }, december,
+			func(w *creditWorld) { w.use("a2", 100, december.Add(time.Second)) },
+			func(w *creditWorld) { w.wantState("a3", december.Add(time.Minute), pausedTeam) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gap := &dynamolocal.Interleaver{}
+			w := newCreditWorld(t, gap.Option())
+			tc.hold(w)
+			gap.Before(func() { tc.landing(w) })
+			if _, err := w.store.ResumeDue(context.Background(), tc.next); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(w)
+		})
+	}
+}
+
+// A batch's events are summed in float64 but stored as the decimal they
+// make: ten events of 0.1 count 1, not 0.9999999999999999, and the next 9
+// credits reach a daily limit of 10 exactly.
+func TestABatchOfDecimalCreditsCountsExactly(t *testing.T) {
+	w := newCreditWorld(t)
+	var batch []workspace.Usage
+	for i := range 10 {
+		batch = append(batch, workspace.Usage{EventID: fmt.Sprintf("tenth%d", i), WorkspaceID: "ws1", AgentID: "a1", Credits: 0.1, OccurredAt: noon})
+	}
+	rep := w.store.ApplyUsage(context.Background(), batch, noon)
+	for i, err := range rep.Errs {
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	if got := w.credit("a1", noon).Position.Today; got != 1 {
+		t.Errorf("today = %v, want exactly 1", got)
+	}
+	w.use("a1", 9, noon)
+	w.wantState("a1", noon, stoppedDaily)
 }

@@ -77,13 +77,19 @@ func (in *Interleaver) Option() func(*dynamodb.Options) {
 // beforeTransactions is a client option running f before each
 // TransactWriteItems call is sent; an error from f is the call's answer.
 func beforeTransactions(name string, f func(*dynamodb.TransactWriteItemsInput) error) func(*dynamodb.Options) {
+	return before(name, f)
+}
+
+// before is a client option running f before each call whose input is an
+// *In is sent; an error from f is the call's answer.
+func before[In any](name string, f func(*In) error) func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			return s.Initialize.Add(middleware.InitializeMiddlewareFunc(name,
 				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 					middleware.InitializeOutput, middleware.Metadata, error) {
-					if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok {
-						if err := f(tx); err != nil {
+					if input, ok := in.Parameters.(*In); ok {
+						if err := f(input); err != nil {
 							return middleware.InitializeOutput{}, middleware.Metadata{}, err
 						}
 					}
@@ -91,6 +97,23 @@ func beforeTransactions(name string, f func(*dynamodb.TransactWriteItemsInput) e
 				}), middleware.Before)
 		})
 	}
+}
+
+// LosingUpdates makes a client's UpdateItem calls fail their condition while
+// On is set, as if another writer always changed the item first: a test
+// drives an optimistic write to give up with it.
+type LosingUpdates struct {
+	On atomic.Bool
+}
+
+// Option returns the client option that fails the updates.
+func (l *LosingUpdates) Option() func(*dynamodb.Options) {
+	return before("LoseUpdates", func(*dynamodb.UpdateItemInput) error {
+		if !l.On.Load() {
+			return nil
+		}
+		return &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
+	})
 }
 
 // StaleRead makes one BatchGetItem return one item as it was before a

@@ -335,7 +335,13 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 			if err != nil {
 				return workspace.TeamLimitOutcome{}, err
 			}
-			return s.settleTeamLimit(ctx, ws, teamID, fresh, out)
+			out, err = s.settleTeamLimit(ctx, ws, teamID, fresh, out)
+			if workspace.IsBusy(err) {
+				// The limit stands; only the pause is unsettled (ErrBusy
+				// would claim nothing was applied).
+				err = workspace.ErrTeamLimitUnsettled
+			}
+			return out, err
 		}
 		if failed[0] == 0 {
 			return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound

@@ -242,3 +242,45 @@ func TestABatchOfDecimalCreditsCountsExactly(t *testing.T) {
 	w.use("a1", 9, noon)
 	w.wantState("a1", noon, stoppedDaily)
 }
+
+// A team limit change whose limit is written but whose settling keeps losing
+// races says so (not that nothing was applied); the same request again
+// answers unchanged and pauses the team.
+func TestATeamLimitWrittenButUnsettledAsksForTheSameRequestAgain(t *testing.T) {
+	ctx := context.Background()
+	conflicts := &dynamolocal.ConflictInjector{}
+	gap := &dynamolocal.Interleaver{}
+	// The interleaver's option goes last, so it runs before the injector's.
+	w := newCreditWorld(t, conflicts.Option(), gap.Option())
+	w.use("a2", 30, noon)
+	gap.Before(func() {
+		w.use("a3", 25, noon) // 55 used under the old limit of 100
+		// After the change's transaction, every transaction loses.
+		gap.Before(func() { conflicts.Rate = 1 })
+	})
+	_, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(50), noon)
+	if err != workspace.ErrTeamLimitUnsettled {
+		t.Fatalf("err = %v, want ErrTeamLimitUnsettled", err)
+	}
+	conflicts.Rate = 0
+	out := w.setTeamLimit(ctx, lim(50))
+	if !out.Unchanged || !out.Paused {
+		t.Errorf("the same request again: %+v, want unchanged and paused", out)
+	}
+}
+
+// A tag write that keeps losing races reports the tags the entity keeps, not
+// the ones it asked for.
+func TestATagWriteThatKeepsLosingReportsTheTagsKept(t *testing.T) {
+	losing := &dynamolocal.LosingUpdates{}
+	w := newCreditWorld(t, losing.Option())
+	losing.On.Store(true)
+	outs, err := w.store.SetTags(context.Background(), "ws1", workspace.TaggableAgent, "", []string{"a1"},
+		workspace.TagChange{Mode: workspace.TagModeAdd, Tags: []string{"new"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := outs[0]; !workspace.IsBusy(o.Err) || len(o.Tags) != 0 {
+		t.Errorf("outcome %+v, want busy with the agent's tags unchanged (none)", o)
+	}
+}

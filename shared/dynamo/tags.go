@@ -185,7 +185,8 @@ func (s *Store) SetTags(ctx context.Context, ws string, kind workspace.Taggable,
 			continue
 		}
 		res[i].Tags, res[i].Unchanged = listOrEmpty(next[i]), !o.changed
-		if errors.Is(o.err, workspace.ErrTooManyTags) {
+		if o.err != nil {
+			// Nothing was written: the entity keeps the tags last read.
 			res[i].Tags = listOrEmpty(o.entity.Tags)
 		}
 	}

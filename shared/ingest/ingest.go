@@ -160,10 +160,11 @@ func (in *ingester) apply(ctx context.Context, bodies [][]byte) ([]Head, []error
 
 // logFailure logs why a record was not applied, with the event's context but
 // never its body. A problem with the event itself (invalid, unknown agent)
-// is the sender's to fix and is a warning; anything else is an error.
+// is the sender's to fix and is a warning; anything else, a write that kept
+// losing races included, is an error.
 func logFailure(ctx context.Context, messageID string, h Head, err error) {
 	level := slog.LevelError
-	if workspace.KindOf(err) != 0 {
+	if workspace.KindOf(err) != 0 && !workspace.IsBusy(err) {
 		level = slog.LevelWarn
 	}
 	slog.Log(ctx, level, "ingest event not applied",

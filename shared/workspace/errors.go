@@ -100,6 +100,12 @@ var (
 // applied that a retry would repeat wrongly, so the caller may simply retry.
 var ErrBusy = Unavailable("other requests kept changing the same data at the same moment; nothing conflicting was applied, retry the request")
 
+// ErrTeamLimitUnsettled is the 503 of a team credit-limit change whose limit
+// was written but whose pause could not be settled against usage that
+// landed meanwhile (it kept losing races): the same request again answers
+// unchanged and settles it.
+var ErrTeamLimitUnsettled = Unavailable("the limit was set, but whether the team is paused could not be settled while other requests changed it; send the same request again")
+
 // ErrTeamSettingsOff is the 400 of every team endpoint while the workspace
 // has team settings off (decisions §4).
 var ErrTeamSettingsOff = Invalid("team settings are not enabled for this workspace")

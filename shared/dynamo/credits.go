@@ -284,9 +284,9 @@ func teamStateUpdate(ws, team string, paused bool, now time.Time) expression.Upd
 }
 
 // writeVersioned runs a conditional update of a state item, with checks of
-// the premises its decision was taken on (the limits, the usage), as one transaction (so conflicts are
-// retried like every transaction's) and returns errStale when a condition
-// failed.
+// the premises its decision was taken on (the limits, the usage), as one
+// transaction (so conflicts are retried like every transaction's) and
+// returns errStale when a condition failed.
 //
 // The checks are needed because a BatchGetItem is not a snapshot: it may
 // return a limit from before a limit change's transaction and the state from

@@ -30,7 +30,7 @@ type ConflictInjector struct {
 // Option returns the client option that injects the conflicts. They are
 // raised before the request is sent, as the service would raise them.
 func (c *ConflictInjector) Option() func(*dynamodb.Options) {
-	return beforeTransactions("InjectTransactionConflicts", func(tx *dynamodb.TransactWriteItemsInput) error {
+	return before("InjectTransactionConflicts", func(tx *dynamodb.TransactWriteItemsInput) error {
 		if rand.Float64() >= c.Rate {
 			return nil
 		}
@@ -66,18 +66,12 @@ func (in *Interleaver) Before(f func()) { in.next.Store(&f) }
 // Option returns the client option that runs the armed function. The
 // function is disarmed before it runs, so its own transactions pass.
 func (in *Interleaver) Option() func(*dynamodb.Options) {
-	return beforeTransactions("InterleaveBeforeTransaction", func(*dynamodb.TransactWriteItemsInput) error {
+	return before("InterleaveBeforeTransaction", func(*dynamodb.TransactWriteItemsInput) error {
 		if f := in.next.Swap(nil); f != nil {
 			(*f)()
 		}
 		return nil
 	})
-}
-
-// beforeTransactions is a client option running f before each
-// TransactWriteItems call is sent; an error from f is the call's answer.
-func beforeTransactions(name string, f func(*dynamodb.TransactWriteItemsInput) error) func(*dynamodb.Options) {
-	return before(name, f)
 }
 
 // before is a client option running f before each call whose input is an

@@ -1,7 +1,6 @@
 package credits
 
 import (
-	"log/slog"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -53,11 +52,8 @@ func setCreditDetails(store Store) http.HandlerFunc {
 				items[i] = httpapi.Succeeded(o.ID, o.Name, o.Unchanged, appliedDetails{ShowTokenOptimisationInfo: o.Show})
 			case workspace.IsNotFound(o.Err):
 				items[i] = httpapi.Failed(o.ID, "", workspace.ErrAgentNotFound.Error())
-			case workspace.IsBusy(o.Err):
-				items[i] = httpapi.Failed(o.ID, o.Name, workspace.ErrBusy.Error())
 			default:
-				slog.ErrorContext(r.Context(), "credit details", "workspaceId", caller.WorkspaceID, "agentId", o.ID, "error", o.Err)
-				items[i] = httpapi.Failed(o.ID, o.Name, "internal error")
+				items[i] = httpapi.FailedUnexpectedly(r.Context(), o.ID, o.Name, o.Err, "credit details", "workspaceId", caller.WorkspaceID, "agentId", o.ID)
 			}
 		}
 		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(items))

@@ -2,7 +2,6 @@ package credits
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -108,11 +107,8 @@ func batchResult(ctx context.Context, caller workspace.Caller, outs []workspace.
 			items[i].Impact = httpapi.Impact(o.Impact)
 		case workspace.IsNotFound(o.Err):
 			items[i] = httpapi.Failed(o.ID, "", workspace.ErrAgentNotFound.Error())
-		case workspace.IsBusy(o.Err):
-			items[i] = httpapi.Failed(o.ID, o.Name, workspace.ErrBusy.Error())
 		default:
-			slog.ErrorContext(ctx, "credit batch", "workspaceId", caller.WorkspaceID, "agentId", o.ID, "error", o.Err)
-			items[i] = httpapi.Failed(o.ID, o.Name, "internal error")
+			items[i] = httpapi.FailedUnexpectedly(ctx, o.ID, o.Name, o.Err, "credit batch", "workspaceId", caller.WorkspaceID, "agentId", o.ID)
 		}
 	}
 	return httpapi.NewBatchResult(items)

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -89,6 +91,19 @@ func Succeeded(id, name string, unchanged bool, applied any) BatchItem {
 // Failed returns the result of a write to id that failed with a caller-facing message.
 func Failed(id, name, message string) BatchItem {
 	return BatchItem{ID: id, Success: false, Name: name, Error: message}
+}
+
+// FailedUnexpectedly is the result of an id whose write failed with an error
+// the handler has no rule for: a write that kept losing races fails with
+// workspace.ErrBusy's message (the caller may retry it); anything else is
+// logged as msg with attrs and err, and fails as "internal error", so
+// internals never reach the client.
+func FailedUnexpectedly(ctx context.Context, id, name string, err error, msg string, attrs ...any) BatchItem {
+	if workspace.IsBusy(err) {
+		return Failed(id, name, workspace.ErrBusy.Error())
+	}
+	slog.ErrorContext(ctx, msg, append(attrs, "error", err)...)
+	return Failed(id, name, "internal error")
 }
 
 // NewBatchResult totals items into a BatchResult.

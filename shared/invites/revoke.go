@@ -1,7 +1,6 @@
 package invites
 
 import (
-	"log/slog"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -61,13 +60,10 @@ func revokeInvites(store Store) http.HandlerFunc {
 				results[at[k]] = httpapi.Succeeded(inv.ID, inv.Email, false, revoked)
 			case workspace.IsNotFound(err):
 				results[at[k]] = httpapi.Failed(inv.ID, inv.Email, notFound)
-			case workspace.IsBusy(err):
-				results[at[k]] = httpapi.Failed(inv.ID, inv.Email, workspace.ErrBusy.Error())
 			default:
 				// A storage failure fails the ids of its transaction alone;
 				// the others stand as applied.
-				slog.ErrorContext(r.Context(), "revoke invitation", "workspaceId", caller.WorkspaceID, "inviteId", inv.ID, "error", err)
-				results[at[k]] = httpapi.Failed(inv.ID, inv.Email, "internal error")
+				results[at[k]] = httpapi.FailedUnexpectedly(r.Context(), inv.ID, inv.Email, err, "revoke invitation", "workspaceId", caller.WorkspaceID, "inviteId", inv.ID)
 			}
 		}
 		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(results))

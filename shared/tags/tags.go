@@ -1,7 +1,6 @@
 package tags
 
 import (
-	"log/slog"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -84,8 +83,7 @@ func setTags(store Store, kind workspace.Taggable) http.HandlerFunc {
 					items[i].Tags = &o.Tags
 				}
 			default:
-				slog.ErrorContext(r.Context(), "tag batch", "workspaceId", caller.WorkspaceID, "kind", kind, "id", o.ID, "error", o.Err)
-				items[i] = httpapi.Failed(o.ID, o.Name, "internal error")
+				items[i] = httpapi.FailedUnexpectedly(r.Context(), o.ID, o.Name, o.Err, "tag batch", "workspaceId", caller.WorkspaceID, "kind", kind, "id", o.ID)
 			}
 		}
 		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(items))

@@ -17,9 +17,12 @@ CFN_LINT ?= cfn-lint
 
 # sam build (BuildMethod: makefile) calls build-<LogicalId> with ARTIFACTS_DIR set.
 # Without it (make build), each binary goes to bin/<dir>/bootstrap.
+# LAMBDA_GOARCH is the template's Architectures (arm64); the end-to-end test
+# sets the host's, so it can run the binaries built with these very flags.
+LAMBDA_GOARCH ?= arm64
 LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 define build_lambda
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(1))/bootstrap ./functions/$(1)
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(1))/bootstrap ./functions/$(1)
 endef
 
 .PHONY: help deps run test vet lint bench build sam-build dynamodb-local clean
@@ -29,7 +32,8 @@ help:
 	@echo "              ADDR must be loopback unless ALLOW_REMOTE=1"
 	@echo "make test   - make lint, then every test, against DynamoDB Local"
 	@echo "make lint   - go vet, staticcheck, cfn-lint template.yaml, redocly lint openapi.yaml"
-	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64)"
+	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64;"
+	@echo "              LAMBDA_GOARCH=amd64 for another architecture)"
 	@echo "make bench  - the benchmarks"
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
 

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -85,6 +86,10 @@ type Options struct {
 	// OwnDynamoDB runs the Env on a DynamoDB Local of its own (benchmarks
 	// with large tables), not the one the test binary shares.
 	OwnDynamoDB bool
+	// FunctionOptions, when set, adds client options to one function's
+	// DynamoDB client (by logical id): each function then has a client of
+	// its own, so its calls can be recorded or faulted apart.
+	FunctionOptions func(functionID string) []func(*dynamodb.Options)
 }
 
 // RepoRoot returns the repository's root directory (where go.mod is).
@@ -104,6 +109,17 @@ func RepoRoot(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// DemoFixture returns the text of the demo fixture (infra/fixtures/demo.json),
+// the state `make run` serves, for tests that walk the API as a newcomer would.
+func DemoFixture(t testing.TB) string {
+	t.Helper()
+	demo, err := os.ReadFile(filepath.Join(RepoRoot(t), "infra", "fixtures", "demo.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(demo)
 }
 
 // New starts an Env whose table holds fixtureJSON (decisions §8 format).
@@ -151,10 +167,14 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	if o.Mailer != nil {
 		mailer = o.Mailer
 	}
-	fns := stack.Functions(stack.Deps{
+	deps := stack.Deps{
 		Store: store, AuthorizerStore: authStore, Mailer: mailer, Clock: clock,
 		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: "https://app.example.com/invitations/accept",
-	})
+	}
+	if o.FunctionOptions != nil {
+		deps.StoreFor = functionStores(t, endpoint, table, funcTrips, authTrips, clientOpts, o.FunctionOptions)
+	}
+	fns := stack.Functions(deps)
 	ttl := o.AuthorizerTTL
 	gw, err := localgw.New(tmpl, fns, localgw.Options{
 		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler),
@@ -173,6 +193,31 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	return &Env{
 		URL: srv.URL, Store: store, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
 		Mail: recorder, Clock: clock, validator: validator,
+	}
+}
+
+// functionStores returns a stack.Deps.StoreFor that gives each function a
+// client of its own with more(function)'s options, counted in the
+// authorizer's or the functions' round trips. Clients are made once per
+// function, before any request, since a test may make them concurrently.
+func functionStores(t testing.TB, endpoint, table string, funcTrips, authTrips *dynamo.RoundTrips,
+	common []func(*dynamodb.Options), more func(string) []func(*dynamodb.Options)) func(string) *dynamo.Store {
+	var mu sync.Mutex
+	stores := map[string]*dynamo.Store{}
+	return func(fn string) *dynamo.Store {
+		mu.Lock()
+		defer mu.Unlock()
+		if s, ok := stores[fn]; ok {
+			return s
+		}
+		trips := funcTrips
+		if fn == "AuthorizerFunction" {
+			trips = authTrips
+		}
+		opts := append(slices.Clone(common), more(fn)...)
+		s := dynamo.New(dynamolocal.NewClientAt(t, endpoint, trips, opts...), table)
+		stores[fn] = s
+		return s
 	}
 }
 

@@ -36,12 +36,27 @@ type Deps struct {
 	// records; nil means ingest.StoredAgentData over Store, as the function's
 	// main uses.
 	AgentData ingest.AgentData
+	// StoreFor, when set, gives each function (by logical id) a store of its
+	// own, so tests can record or fault each function's calls apart; it
+	// takes precedence over Store and AuthorizerStore.
+	StoreFor func(functionID string) *dynamo.Store
+}
+
+// store is the store of the function with logical id fn.
+func (d Deps) store(fn string) *dynamo.Store {
+	switch {
+	case d.StoreFor != nil:
+		return d.StoreFor(fn)
+	case fn == "AuthorizerFunction" && d.AuthorizerStore != nil:
+		return d.AuthorizerStore
+	}
+	return d.Store
 }
 
 // agentData is d.AgentData, or the one the ingest function's main uses.
 func (d Deps) agentData() ingest.AgentData {
 	if d.AgentData == nil {
-		return ingest.StoredAgentData{Store: d.Store, Clock: d.Clock}
+		return ingest.StoredAgentData{Store: d.store("IngestFunction"), Clock: d.Clock}
 	}
 	return d.AgentData
 }
@@ -49,55 +64,51 @@ func (d Deps) agentData() ingest.AgentData {
 // EventApplier returns what the fixture loader applies a fixture's events
 // with: the ingest function's code path over d's store, agent data and clock.
 func EventApplier(d Deps) ingest.Applier {
-	return ingest.NewApplier(d.Store, d.agentData(), d.Clock)
+	return ingest.NewApplier(d.store("IngestFunction"), d.agentData(), d.Clock)
 }
 
 // Functions returns, by logical id, a factory of the Lambda handler of every
 // function of template.yaml: each call makes one execution environment's
 // handler, as a Lambda cold start does.
 func Functions(d Deps) map[string]localgw.Factory {
-	authStore := d.AuthorizerStore
-	if authStore == nil {
-		authStore = d.Store
-	}
 	return map[string]localgw.Factory{
 		"AuthorizerFunction": func() lambda.Handler {
-			return lambda.NewHandler(authorizer.New(authStore, d.Clock))
+			return lambda.NewHandler(authorizer.New(d.store("AuthorizerFunction"), d.Clock))
 		},
 		"RetentionFunction": func() lambda.Handler {
-			return lambda.NewHandler(retention.New(d.Store, d.Clock))
+			return lambda.NewHandler(retention.New(d.store("RetentionFunction"), d.Clock))
 		},
 		"IngestFunction": func() lambda.Handler {
-			return lambda.NewHandler(ingest.New(d.Store, d.agentData(), d.Clock))
+			return lambda.NewHandler(ingest.New(d.store("IngestFunction"), d.agentData(), d.Clock))
 		},
 		"SchedulerFunction": func() lambda.Handler {
-			return lambda.NewHandler(scheduler.New(d.Store, d.Clock))
+			return lambda.NewHandler(scheduler.New(d.store("SchedulerFunction"), d.Clock))
 		},
 		"InvitesFunction": func() lambda.Handler {
 			return lambda.NewHandler(invites.Function(invites.Deps{
-				Store: d.Store, Mailer: d.Mailer, Clock: d.Clock, IDs: d.IDs, AcceptURL: d.AcceptURL,
+				Store: d.store("InvitesFunction"), Mailer: d.Mailer, Clock: d.Clock, IDs: d.IDs, AcceptURL: d.AcceptURL,
 			}))
 		},
 		"AgentsFunction": func() lambda.Handler {
-			return lambda.NewHandler(agents.Function(agents.Deps{Store: d.Store, Clock: d.Clock}))
+			return lambda.NewHandler(agents.Function(agents.Deps{Store: d.store("AgentsFunction"), Clock: d.Clock}))
 		},
 		"CreditsFunction": func() lambda.Handler {
-			return lambda.NewHandler(credits.Function(credits.Deps{Store: d.Store, Clock: d.Clock}))
+			return lambda.NewHandler(credits.Function(credits.Deps{Store: d.store("CreditsFunction"), Clock: d.Clock}))
 		},
 		"TeamsFunction": func() lambda.Handler {
-			return lambda.NewHandler(teams.Function(teams.Deps{Store: d.Store, Clock: d.Clock, IDs: d.IDs}))
+			return lambda.NewHandler(teams.Function(teams.Deps{Store: d.store("TeamsFunction"), Clock: d.Clock, IDs: d.IDs}))
 		},
 		"MembersFunction": func() lambda.Handler {
-			return lambda.NewHandler(members.Function(members.Deps{Store: d.Store}))
+			return lambda.NewHandler(members.Function(members.Deps{Store: d.store("MembersFunction")}))
 		},
 		"TagsFunction": func() lambda.Handler {
-			return lambda.NewHandler(tags.Function(tags.Deps{Store: d.Store}))
+			return lambda.NewHandler(tags.Function(tags.Deps{Store: d.store("TagsFunction")}))
 		},
 		"AgentDataFunction": func() lambda.Handler {
-			return lambda.NewHandler(agentdata.Function(agentdata.Deps{Store: d.Store, Clock: d.Clock}))
+			return lambda.NewHandler(agentdata.Function(agentdata.Deps{Store: d.store("AgentDataFunction"), Clock: d.Clock}))
 		},
 		"ChatsFunction": func() lambda.Handler {
-			return lambda.NewHandler(agentdata.ChatFunction(agentdata.ChatDeps{Store: d.Store}))
+			return lambda.NewHandler(agentdata.ChatFunction(agentdata.ChatDeps{Store: d.store("ChatsFunction")}))
 		},
 	}
 }

@@ -56,6 +56,6 @@ func setCreditDetails(store Store) http.HandlerFunc {
 				items[i] = httpapi.FailedUnexpectedly(r.Context(), o.ID, o.Name, o.Err, "credit details", "workspaceId", caller.WorkspaceID, "agentId", o.ID)
 			}
 		}
-		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(items))
+		httpapi.WriteBatch(w, r, items)
 	}
 }

@@ -64,7 +64,7 @@ func setAgentLimits(store Store, clock workspace.Clock) http.HandlerFunc {
 			return
 		}
 		outs := store.SetAgentLimits(r.Context(), caller.WorkspaceID, caller.TeamID, ids, change, clock.Now())
-		httpapi.JSON(w, http.StatusOK, batchResult(r.Context(), caller, outs, func(o workspace.CreditOutcome) any {
+		httpapi.WriteBatch(w, r, batchResult(r.Context(), caller, outs, func(o workspace.CreditOutcome) any {
 			return appliedLimits{DailyCreditLimit: o.Limits.Daily, MonthlyCreditLimit: o.Limits.Monthly,
 				EffectiveDailyCreditLimit: o.Limits.EffectiveDaily}
 		}))
@@ -87,7 +87,7 @@ func resetDailyUsage(store Store, clock workspace.Clock) http.HandlerFunc {
 			return
 		}
 		outs := store.ResetDailyUsage(r.Context(), caller.WorkspaceID, caller.TeamID, ids, clock.Now())
-		httpapi.JSON(w, http.StatusOK, batchResult(r.Context(), caller, outs, func(workspace.CreditOutcome) any {
+		httpapi.WriteBatch(w, r, batchResult(r.Context(), caller, outs, func(workspace.CreditOutcome) any {
 			return appliedReset{CreditsToday: 0}
 		}))
 	}
@@ -96,9 +96,10 @@ func resetDailyUsage(store Store, clock workspace.Clock) http.HandlerFunc {
 // batchResult turns a credit batch's outcomes into its result: applied
 // gives a success's applied value. An agent the caller cannot see fails with
 // "agent not found"; one that kept losing races to other writes fails with
-// ErrBusy's message (retry it); a storage failure fails its id alone,
-// logged, as "internal error".
-func batchResult(ctx context.Context, caller workspace.Caller, outs []workspace.CreditOutcome, applied func(workspace.CreditOutcome) any) httpapi.BatchResult {
+// ErrBusy's message (retry it), one storage could not serve with the retry
+// message of an outage; any other failure fails its id alone, logged, as
+// "internal error".
+func batchResult(ctx context.Context, caller workspace.Caller, outs []workspace.CreditOutcome, applied func(workspace.CreditOutcome) any) []httpapi.BatchItem {
 	items := make([]httpapi.BatchItem, len(outs))
 	for i, o := range outs {
 		switch {
@@ -111,5 +112,5 @@ func batchResult(ctx context.Context, caller workspace.Caller, outs []workspace.
 			items[i] = httpapi.FailedUnexpectedly(ctx, o.ID, o.Name, o.Err, "credit batch", "workspaceId", caller.WorkspaceID, "agentId", o.ID)
 		}
 	}
-	return httpapi.NewBatchResult(items)
+	return items
 }

@@ -41,14 +41,19 @@ func LoadAWSConfig(ctx context.Context, endpoint string) (aws.Config, error) {
 // the response CRC32 check is off: DynamoDB Local sends no x-amz-crc32 on
 // error responses, and the SDK then checks the body against 0 and logs a
 // spurious warning for every cancelled transaction (aws-sdk-go-v2 #3545).
+//
+// Every client is resilient: bounded attempts, retries and calls, so that a
+// failing table makes a quick 503 (workspace.ErrStorageUnavailable), not a
+// Lambda timeout.
 func ClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	base := []func(*dynamodb.Options){resilient}
 	if endpoint != "" {
-		optFns = append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+		base = append(base, func(o *dynamodb.Options) {
 			o.BaseEndpoint = aws.String(endpoint)
 			o.DisableValidateResponseChecksum = true
-		}}, optFns...)
+		})
 	}
-	return dynamodb.NewFromConfig(cfg, optFns...)
+	return dynamodb.NewFromConfig(cfg, append(base, optFns...)...)
 }
 
 // NewClient is LoadAWSConfig followed by ClientFromConfig.

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -66,6 +67,10 @@ type BatchItem struct {
 	Tags      *[]string `json:"tags,omitempty"` // set on tag writes only; [] is shown, not omitted
 	Impact    any       `json:"impact,omitempty"`
 	Error     string    `json:"error,omitempty"`
+	// outage marks a failure because storage was unavailable: a batch made
+	// only of failures, one of them an outage, is answered 503 as a whole
+	// (WriteBatch).
+	outage bool
 }
 
 // Summary counts a batch's results.
@@ -98,12 +103,36 @@ func Failed(id, name, message string) BatchItem {
 // workspace.ErrBusy's message (the caller may retry it); anything else is
 // logged as msg with attrs and err, and fails as "internal error", so
 // internals never reach the client.
+//
+// A storage outage fails the id with its retry message the same way.
 func FailedUnexpectedly(ctx context.Context, id, name string, err error, msg string, attrs ...any) BatchItem {
 	if workspace.IsBusy(err) {
-		return Failed(id, name, workspace.ErrBusy.Error())
+		it := Failed(id, name, workspace.MessageOf(err))
+		it.outage = errors.Is(err, workspace.ErrStorageUnavailable)
+		return it
 	}
 	slog.ErrorContext(ctx, msg, append(attrs, "error", err)...)
 	return Failed(id, name, "internal error")
+}
+
+// WriteBatch answers a batch write with items' result, 200. When no id
+// succeeded and one failed because storage was unavailable, it answers a 503
+// instead: a 200 whose every result failed would read as final. Where some
+// ids were written before the outage, the 200 stands, with the others failed
+// with the retry message. (An id that lost races to other writes fails
+// alone with its retry message, as before.)
+func WriteBatch(w http.ResponseWriter, r *http.Request, items []BatchItem) {
+	res := NewBatchResult(items)
+	if res.Summary.Succeeded == 0 {
+		for _, it := range items {
+			if it.outage {
+				w.Header().Set("Retry-After", RetryAfterSeconds)
+				JSON(w, http.StatusServiceUnavailable, ErrorBody{Error: it.Error})
+				return
+			}
+		}
+	}
+	JSON(w, http.StatusOK, res)
 }
 
 // NewBatchResult totals items into a BatchResult.

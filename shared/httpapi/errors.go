@@ -19,6 +19,10 @@ var statusOf = map[workspace.Kind]int{
 	workspace.KindUnavailable:      http.StatusServiceUnavailable,
 }
 
+// RetryAfterSeconds is the Retry-After of every 503: storage outages and
+// lost races are short, and the client's own back-off takes over after.
+const RetryAfterSeconds = "1"
+
 // ErrorBody is the body of every error response: exactly one field.
 type ErrorBody struct {
 	Error string `json:"error"`
@@ -30,9 +34,15 @@ type ErrorBody struct {
 // Being the one writer of errors, it is also the last safety net against
 // echoing a key (decisions §11): key-shaped text is redacted from the message
 // and from what it logs, whatever put it there.
+//
+// A 503 (a dependency failed or kept losing races) tells the client when to
+// try again with Retry-After.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
 	if status, ok := statusOf[workspace.KindOf(err)]; ok {
-		JSON(w, status, ErrorBody{Error: workspace.RedactKeys(err.Error())})
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", RetryAfterSeconds)
+		}
+		JSON(w, status, ErrorBody{Error: workspace.RedactKeys(workspace.MessageOf(err))})
 		return
 	}
 	attrs := []any{

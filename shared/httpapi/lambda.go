@@ -2,10 +2,15 @@ package httpapi
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/agentplatform/workspaceapi/shared/authctx"
+	"github.com/agentplatform/workspaceapi/shared/roundtrip"
 )
 
 // ProxyHandler is the Lambda handler of an endpoint group: an API Gateway REST
@@ -17,16 +22,39 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 // authorizer's) reaches the handler through the request's context. Every
 // response it writes, errors and 204 included, carries Cache-Control:
 // no-store (decisions §11): answers are per key and change with every write.
-// Every response is then fitted to Lambda's payload limit (fitResponse).
+// Every response is then fitted to Lambda's payload limit (fitResponse),
+// and logged as one line (logRequest).
 func Lambda(h http.Handler) ProxyHandler {
 	adapter := httpadapter.New(noStore(h))
 	return func(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		start := time.Now()
+		ctx = roundtrip.Start(ctx)
 		res, err := adapter.ProxyWithContext(ctx, event)
 		if err != nil {
+			logRequest(ctx, event, http.StatusBadGateway, start)
 			return res, err
 		}
-		return fitResponse(event, res), nil
+		res = fitResponse(event, res)
+		logRequest(ctx, event, res.StatusCode, start)
+		return res, nil
 	}
+}
+
+// logRequest writes the one structured line of every request, for the
+// operators' queries and alarms: who (workspace and key id, never the key),
+// what (route and status), how long and how many storage round trips.
+func logRequest(ctx context.Context, event events.APIGatewayProxyRequest, status int, start time.Time) {
+	attrs := []any{
+		"requestId", event.RequestContext.RequestID,
+		"route", event.HTTPMethod + " " + event.Resource,
+		"status", status,
+		"latencyMs", float64(time.Since(start).Microseconds()) / 1000,
+		"dynamodbRoundTrips", roundtrip.Count(ctx),
+	}
+	if c, ok := authctx.Decode(event.RequestContext.Authorizer); ok {
+		attrs = append(attrs, "workspaceId", c.WorkspaceID, "keyId", c.KeyID)
+	}
+	slog.InfoContext(ctx, "request", attrs...)
 }
 
 // noStore sets Cache-Control: no-store before h writes anything, so no

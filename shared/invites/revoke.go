@@ -66,6 +66,6 @@ func revokeInvites(store Store) http.HandlerFunc {
 				results[at[k]] = httpapi.FailedUnexpectedly(r.Context(), inv.ID, inv.Email, err, "revoke invitation", "workspaceId", caller.WorkspaceID, "inviteId", inv.ID)
 			}
 		}
-		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(results))
+		httpapi.WriteBatch(w, r, results)
 	}
 }

@@ -77,7 +77,7 @@ func setTags(store Store, kind workspace.Taggable) http.HandlerFunc {
 			case o.Err == nil:
 				items[i] = httpapi.Succeeded(o.ID, o.Name, o.Unchanged, appliedTags{Tags: o.Tags})
 				items[i].Tags = &o.Tags
-			case workspace.KindOf(o.Err) != 0: // not found, or past the tag limit (the entity's tags are unchanged)
+			case workspace.KindOf(o.Err) != 0 && !workspace.IsBusy(o.Err): // not found, or past the tag limit (the entity's tags are unchanged)
 				items[i] = httpapi.Failed(o.ID, o.Name, o.Err.Error())
 				if o.Name != "" {
 					items[i].Tags = &o.Tags
@@ -86,6 +86,6 @@ func setTags(store Store, kind workspace.Taggable) http.HandlerFunc {
 				items[i] = httpapi.FailedUnexpectedly(r.Context(), o.ID, o.Name, o.Err, "tag batch", "workspaceId", caller.WorkspaceID, "kind", kind, "id", o.ID)
 			}
 		}
-		httpapi.JSON(w, http.StatusOK, httpapi.NewBatchResult(items))
+		httpapi.WriteBatch(w, r, items)
 	}
 }

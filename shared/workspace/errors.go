@@ -100,6 +100,22 @@ var (
 // applied that a retry would repeat wrongly, so the caller may simply retry.
 var ErrBusy = Unavailable("other requests kept changing the same data at the same moment; nothing conflicting was applied, retry the request")
 
+// ErrStorageUnavailable is the 503 of a request whose storage could not be
+// reached in time, or kept throttling or failing: what it had not written
+// was not written, so the caller may retry (with the Retry-After it is told).
+var ErrStorageUnavailable = Unavailable("the service's storage is unavailable right now; nothing more was applied, retry the request shortly")
+
+// MessageOf returns the caller-facing message of the first domain error in
+// err's chain, and "" when err holds none: a domain error wrapped with
+// context for the logs still shows the caller only its own message.
+func MessageOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return ""
+}
+
 // ErrTeamLimitUnsettled is the 503 of a team credit-limit change whose limit
 // was written but whose pause could not be settled against usage that
 // landed meanwhile (it kept losing races): the same request again answers

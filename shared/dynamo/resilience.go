@@ -1,0 +1,95 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/agentplatform/workspaceapi/shared/roundtrip"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// How long storage may take before a request gives up on it. A request must
+// answer 503 within 3 seconds when the table cannot be reached or keeps
+// throttling, never run into its Lambda timeout: so each attempt of a call
+// has AttemptTimeout (a hung connection is cut), and each call, its retries
+// and their back-off included, has CallBudget. DynamoDB answers in
+// milliseconds; these bounds only ever bite on a failing dependency.
+const (
+	AttemptTimeout = 2 * time.Second
+	CallBudget     = 2500 * time.Millisecond
+	// maxAttempts and maxBackoff let a throttled call try three times
+	// within its budget.
+	maxAttempts = 3
+	maxBackoff  = 300 * time.Millisecond
+)
+
+// resilient is the client option every DynamoDB client of the service gets
+// (ClientFromConfig): a per-attempt timeout on its HTTP client, bounded
+// retries, a budget per call, and errors that mean "unavailable" turned into
+// workspace.ErrStorageUnavailable (the 503 every layer understands) while
+// keeping the SDK's error in the chain for the code that inspects it.
+func resilient(o *dynamodb.Options) {
+	o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(AttemptTimeout)
+	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts = maxAttempts
+		so.MaxBackoff = maxBackoff
+	})
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		// After the retry middleware: one count per attempt on the wire,
+		// for the request's log line.
+		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("CountRequestRoundTrips",
+			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+				middleware.FinalizeOutput, middleware.Metadata, error) {
+				roundtrip.Add(ctx)
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
+	}, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("StorageBudget",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+				middleware.InitializeOutput, middleware.Metadata, error) {
+				callCtx, cancel := context.WithTimeout(ctx, CallBudget)
+				defer cancel()
+				out, md, err := next.HandleInitialize(callCtx, in)
+				if err != nil && ctx.Err() == nil && unavailable(err) {
+					slog.WarnContext(ctx, "DynamoDB unavailable", "operation", middleware.GetOperationName(ctx), "error", err)
+					err = &unavailableError{cause: err}
+				}
+				return out, md, err
+			}), middleware.Before)
+	})
+}
+
+// unavailable reports whether err means the table could not serve the call
+// now (throttling, a 5xx, a timeout, a refused or broken connection, the
+// retry quota spent), as opposed to a refusal of the request itself (a
+// failed condition, a cancelled transaction, a validation error).
+func unavailable(err error) bool {
+	var quota *ratelimit.QuotaExceededError
+	if errors.As(err, &quota) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	return retry.IsErrorRetryables(retry.DefaultRetryables).IsErrorRetryable(err) == aws.TrueTernary
+}
+
+// unavailableError is a DynamoDB error that means the storage is
+// unavailable. It shows callers workspace.ErrStorageUnavailable's message
+// and unwraps to both that and the SDK's error.
+type unavailableError struct{ cause error }
+
+// Error returns the caller-facing message; the cause is logged where it
+// happened.
+func (e *unavailableError) Error() string { return workspace.ErrStorageUnavailable.Error() }
+
+// Unwrap returns the domain error and the SDK's.
+func (e *unavailableError) Unwrap() []error {
+	return []error{workspace.ErrStorageUnavailable, e.cause}
+}

@@ -134,11 +134,17 @@ func start(ctx context.Context, opts Options) (*Instance, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	client, err := dynamo.NewClient(ctx, inst.Endpoint, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	// A bare client: the service's own (dynamo.ClientFromConfig) would log
+	// every refused probe as a storage outage while Java starts.
+	cfg, err := dynamo.LoadAWSConfig(ctx, inst.Endpoint)
 	if err != nil {
 		_ = inst.Stop()
 		return nil, err
 	}
+	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(inst.Endpoint)
+		o.RetryMaxAttempts = 1
+	})
 	for {
 		probe, cancelProbe := context.WithTimeout(ctx, 2*time.Second)
 		_, err := client.ListTables(probe, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})

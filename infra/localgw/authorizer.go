@@ -48,12 +48,12 @@ func (c *authCache) put(key string, out *authorizerOutput, expires, now time.Tim
 
 // authorize runs the route's authorizer for a request, or answers its cached
 // response, and evaluates the policy against the request's method ARN. It
-// returns the value of requestContext.authorizer for the integration, or the
-// gateway error to answer instead.
-func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSpec) (map[string]any, *gatewayError) {
+// returns the value of requestContext.authorizer for the integration and the
+// response's usageIdentifierKey, or the gateway error to answer instead.
+func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSpec) (map[string]any, string, *gatewayError) {
 	identity, ok := identitySources(req, spec)
 	if !ok {
-		return nil, &gatewayError{responseType: unauthorized, message: "Unauthorized"}
+		return nil, "", &gatewayError{responseType: unauthorized, message: "Unauthorized"}
 	}
 	ttl := spec.ttl
 	if g.authorizerTTL != nil {
@@ -70,21 +70,21 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 		payload, err := json.Marshal(g.authorizerEvent(req))
 		if err != nil { // the event holds only strings and maps of strings
 			g.logger.Error("authorizer event", "requestId", req.id, "error", err)
-			return nil, &gatewayError{responseType: authorizerFailure}
+			return nil, "", &gatewayError{responseType: authorizerFailure}
 		}
 		result, err := g.invoke(ctx, spec.functionID, payload)
 		if err != nil {
 			if err.Error() == "Unauthorized" {
-				return nil, &gatewayError{responseType: unauthorized, message: "Unauthorized"}
+				return nil, "", &gatewayError{responseType: unauthorized, message: "Unauthorized"}
 			}
 			g.logger.Error("authorizer failed", "function", spec.functionID, "requestId", req.id,
 				"method", req.method, "path", workspace.RedactKeys(req.path), "error", workspace.RedactKeys(err.Error()))
-			return nil, &gatewayError{responseType: authorizerFailure}
+			return nil, "", &gatewayError{responseType: authorizerFailure}
 		}
 		if out, err = parseAuthorizerOutput(result); err != nil {
 			g.logger.Error("invalid authorizer response", "function", spec.functionID, "requestId", req.id,
 				"method", req.method, "path", workspace.RedactKeys(req.path), "error", workspace.RedactKeys(err.Error()))
-			return nil, &gatewayError{responseType: authorizerFailure}
+			return nil, "", &gatewayError{responseType: authorizerFailure}
 		}
 		if ttl > 0 {
 			g.cache.put(key, out, start.Add(ttl), start)
@@ -97,7 +97,7 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 		if explicitDeny {
 			msg += " with an explicit deny"
 		}
-		return nil, &gatewayError{responseType: accessDenied, message: msg}
+		return nil, "", &gatewayError{responseType: accessDenied, message: msg}
 	}
 
 	authorizer := make(map[string]any, len(out.Context)+2)
@@ -110,7 +110,28 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 		latency = g.now().Sub(start).Milliseconds()
 	}
 	authorizer["integrationLatency"] = latency
-	return authorizer, nil
+	return authorizer, out.UsageIdentifierKey, nil
+}
+
+// minAPIKeyLength is the shortest value API Gateway accepts for an API key.
+const minAPIKeyLength = 20
+
+// checkAPIKey is API Gateway's check of a method that requires an API key,
+// made after the authorizer allowed the request: the key comes from the
+// authorizer's usageIdentifierKey when the API's key source is AUTHORIZER,
+// else from the x-api-key header, and must be an enabled key of a usage plan
+// of the stage, or the answer is 403 INVALID_API_KEY. Locally every workspace
+// counts as registered in the default plan, so any value that could be an API
+// key (20 characters or more) passes; none, or a shorter one, is refused.
+func (g *Gateway) checkAPIKey(req *request, usageIdentifierKey string) *gatewayError {
+	key := usageIdentifierKey
+	if g.tmpl.apiKeySource != apiKeySourceAuthorizer {
+		key = req.header.Get("x-api-key")
+	}
+	if len(key) < minAPIKeyLength {
+		return &gatewayError{responseType: invalidAPIKey, message: "Forbidden"}
+	}
+	return nil
 }
 
 // identitySources returns the values of the authorizer's identity sources as

@@ -213,7 +213,7 @@ func TestAuthorizerContextReachesFunction(t *testing.T) {
 func TestAuthorizerAcceptsIAMShorthand(t *testing.T) {
 	// A policy written by hand (or another runtime): Action and Resource as
 	// strings, Statement as one object.
-	raw := json.RawMessage(`{"principalId": "user_1", "policyDocument": {"Version": "2012-10-17",
+	raw := json.RawMessage(`{"principalId": "user_1", "usageIdentifierKey": "` + testUsageIdentifier + `", "policyDocument": {"Version": "2012-10-17",
 		"Statement": {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": "` + arnPrefix + `GET/workspaceapi/invites"}}}`)
 	auth := lambda.NewHandler(func(context.Context, events.APIGatewayCustomAuthorizerRequestTypeRequest) (json.RawMessage, error) {
 		return raw, nil

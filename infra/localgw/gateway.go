@@ -135,7 +135,8 @@ type response struct {
 // a function it answers the template's gateway response:
 // MISSING_AUTHENTICATION_TOKEN for an unknown route or method,
 // REQUEST_TOO_LARGE for a body over 10 MB or an event over Lambda's 6 MB,
-// UNAUTHORIZED, AUTHORIZER_FAILURE, ACCESS_DENIED, INTEGRATION_TIMEOUT after
+// UNAUTHORIZED, AUTHORIZER_FAILURE, ACCESS_DENIED, INVALID_API_KEY for a
+// method that requires an API key the request lacks, INTEGRATION_TIMEOUT after
 // 29 s, and 502 with INTEGRATION_FAILURE (else DEFAULT_5XX) when the function
 // fails, outlives its Timeout, answers over 6 MB or a malformed response.
 // POST /_local/invoke/{FunctionLogicalId} answers 403, 404, 405, 413, 415 or
@@ -161,7 +162,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveAPI answers a request to the API in API Gateway's order: route, body
-// size, authorizer and policy, then the Lambda proxy integration. The
+// size, authorizer and policy, API key, then the Lambda proxy integration. The
 // authorizer runs before the body is read, so a caller without a valid key
 // cannot make the gateway hold 10 MB; a declared Content-Length over the
 // limit is refused before anything runs.
@@ -180,11 +181,17 @@ func (g *Gateway) serveAPI(r *http.Request, id string) *response {
 	ctx := context.WithoutCancel(r.Context()) // a client that hangs up does not stop a Lambda
 
 	var authorizer map[string]any
+	var usageIdentifierKey string
 	if rt.authorizer != "" {
 		spec := g.tmpl.authorizers[rt.authorizer]
 		var gerr *gatewayError
-		if authorizer, gerr = g.authorize(ctx, req, spec); gerr != nil {
+		if authorizer, usageIdentifierKey, gerr = g.authorize(ctx, req, spec); gerr != nil {
 			return g.gatewayError(*gerr, id, spec.functionID)
+		}
+	}
+	if rt.apiKeyRequired {
+		if gerr := g.checkAPIKey(req, usageIdentifierKey); gerr != nil {
+			return g.gatewayError(*gerr, id, rt.FunctionID)
 		}
 	}
 	body, gerr := g.readBody(r)

@@ -254,9 +254,15 @@ func failingAuthorizer(msg string) *authorizerFunc {
 	}}
 }
 
+// testUsageIdentifier is the usageIdentifierKey the test authorizers return:
+// every method of template.yaml requires an API key, which the API reads from
+// the authorizer's response.
+const testUsageIdentifier = "workspace-api-usage-ws_test"
+
 func policy(principal, effect string, resources ...string) events.APIGatewayCustomAuthorizerResponse {
 	return events.APIGatewayCustomAuthorizerResponse{
-		PrincipalID: principal,
+		PrincipalID:        principal,
+		UsageIdentifierKey: testUsageIdentifier,
 		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{
 			Version:   "2012-10-17",
 			Statement: []events.IAMPolicyStatement{{Action: []string{"execute-api:Invoke"}, Effect: effect, Resource: resources}},

@@ -54,6 +54,21 @@ func (p *parser) strs(n *yaml.Node) ([]string, error) {
 	return out, nil
 }
 
+// boolean resolves a true or false, written as such or as a string.
+func (p *parser) boolean(n *yaml.Node) (bool, error) {
+	s, err := p.str(n)
+	if err != nil {
+		return false, err
+	}
+	switch strings.ToLower(s) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is neither true nor false", s)
+}
+
 func (p *parser) seconds(n *yaml.Node) (time.Duration, error) {
 	s, err := p.str(n)
 	if err != nil {

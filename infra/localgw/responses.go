@@ -14,6 +14,7 @@ const (
 	badRequestBody             = "BAD_REQUEST_BODY"
 	unauthorized               = "UNAUTHORIZED"
 	accessDenied               = "ACCESS_DENIED"
+	invalidAPIKey              = "INVALID_API_KEY"
 	authorizerFailure          = "AUTHORIZER_FAILURE"
 	integrationFailure         = "INTEGRATION_FAILURE"
 	integrationTimeoutType     = "INTEGRATION_TIMEOUT"

@@ -24,11 +24,16 @@ const (
 	defaultReauthorizeEvery = 300 * time.Second
 	// implicitStage is the stage of SAM's implicit API.
 	implicitStage = "Prod"
+	// API key sources (an Api's ApiKeySourceType): the x-api-key header, API
+	// Gateway's default, or the usageIdentifierKey of the authorizer's response.
+	apiKeySourceHeader     = "HEADER"
+	apiKeySourceAuthorizer = "AUTHORIZER"
 )
 
 // Template is what the gateway needs from template.yaml: the routes of every
-// AWS::Serverless::Function, the API's authorizers and gateway responses, the
-// function logical ids (with their timeouts) and the parameter defaults.
+// AWS::Serverless::Function (and whether each requires an API key), the API's
+// authorizers, API key source and gateway responses, the function logical ids
+// (with their timeouts) and the parameter defaults.
 type Template struct {
 	params      map[string]string
 	stage       string
@@ -38,6 +43,9 @@ type Template struct {
 	responses   map[string]gatewayResponse
 	// binaryMediaTypes is the API's BinaryMediaTypes, "~1" read as "/".
 	binaryMediaTypes []string
+	// apiKeySource is where methods that require an API key find it:
+	// apiKeySourceHeader or apiKeySourceAuthorizer.
+	apiKeySource string
 }
 
 // Route is one Api event of a function.
@@ -52,8 +60,9 @@ func (r Route) String() string { return r.Method + " " + r.Path }
 
 type route struct {
 	Route
-	segments   []string
-	authorizer string // name of the route's authorizer; "" when none
+	segments       []string
+	authorizer     string // name of the route's authorizer; "" when none
+	apiKeyRequired bool   // the method needs an API key of a usage plan
 }
 
 // authorizerSpec is one Lambda REQUEST authorizer of the API.
@@ -83,7 +92,9 @@ func LoadTemplate(path string) (*Template, error) {
 // invalid, or when the template uses something the gateway cannot serve
 // faithfully: an unresolvable value, an unknown or non-REQUEST authorizer,
 // more than one AWS::Serverless::Api, an invalid or duplicate route, an
-// unknown gateway response type or a non-static gateway response header.
+// unknown gateway response type, a non-static gateway response header, an
+// ApiKeySourceType other than HEADER or AUTHORIZER or an ApiKeyRequired that
+// is not a boolean.
 func ParseTemplate(data []byte) (*Template, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -142,7 +153,9 @@ type parser struct {
 	order     []string              // logical ids in template order
 	params    map[string]string
 	apiID     string // logical id of the AWS::Serverless::Api; "" when none
-	t         *Template
+	// apiKeyRequired is the API's Auth.ApiKeyRequired, every route's default.
+	apiKeyRequired bool
+	t              *Template
 }
 
 func newParser(root *yaml.Node) *parser {
@@ -151,10 +164,11 @@ func newParser(root *yaml.Node) *parser {
 		resources: map[string]*yaml.Node{},
 		params:    map[string]string{},
 		t: &Template{
-			stage:       implicitStage,
-			functions:   map[string]time.Duration{},
-			authorizers: map[string]authorizerSpec{},
-			responses:   map[string]gatewayResponse{},
+			stage:        implicitStage,
+			apiKeySource: apiKeySourceHeader,
+			functions:    map[string]time.Duration{},
+			authorizers:  map[string]authorizerSpec{},
+			responses:    map[string]gatewayResponse{},
 		},
 	}
 }
@@ -254,7 +268,23 @@ func (p *parser) parseAPI(props *yaml.Node) (string, error) {
 			p.t.binaryMediaTypes = append(p.t.binaryMediaTypes, mt)
 		}
 	}
+	if n := lookup(props, "ApiKeySourceType"); n != nil {
+		source, err := p.str(n)
+		if err != nil {
+			return "", fmt.Errorf("ApiKeySourceType: %w", err)
+		}
+		if source != apiKeySourceHeader && source != apiKeySourceAuthorizer {
+			return "", fmt.Errorf("ApiKeySourceType %q is neither %s nor %s", source, apiKeySourceHeader, apiKeySourceAuthorizer)
+		}
+		p.t.apiKeySource = source
+	}
 	auth := lookup(props, "Auth")
+	if n := lookup(auth, "ApiKeyRequired"); n != nil {
+		var err error
+		if p.apiKeyRequired, err = p.boolean(n); err != nil {
+			return "", fmt.Errorf("Auth.ApiKeyRequired: %w", err)
+		}
+	}
 	for name, a := range pairs(lookup(auth, "Authorizers")) {
 		spec, err := p.parseAuthorizer(name, a)
 		if err != nil {
@@ -384,7 +414,7 @@ func (p *parser) parseEvents(id, defaultAuthorizer string) error {
 
 func (p *parser) parseRoute(id string, ev *yaml.Node, defaultAuthorizer string) (route, error) {
 	props := lookup(ev, "Properties")
-	r := route{Route: Route{FunctionID: id}, authorizer: defaultAuthorizer}
+	r := route{Route: Route{FunctionID: id}, authorizer: defaultAuthorizer, apiKeyRequired: p.apiKeyRequired}
 	if v := lookup(props, "RestApiId"); v != nil {
 		api, err := p.str(v)
 		if err != nil {
@@ -416,6 +446,11 @@ func (p *parser) parseRoute(id string, ev *yaml.Node, defaultAuthorizer string) 
 		return r, fmt.Errorf("Path %q: %w", r.Path, err)
 	}
 
+	if v := lookup(lookup(props, "Auth"), "ApiKeyRequired"); v != nil {
+		if r.apiKeyRequired, err = p.boolean(v); err != nil {
+			return r, fmt.Errorf("Auth.ApiKeyRequired: %w", err)
+		}
+	}
 	if v := lookup(lookup(props, "Auth"), "Authorizer"); v != nil {
 		name, err := p.str(v)
 		if err != nil {

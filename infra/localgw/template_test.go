@@ -81,6 +81,9 @@ Resources:
 		{"unknown method", "Method: post", "Method: fetch", "not an HTTP method"},
 		{"event on the implicit API", "RestApiId: !Ref Api, Path: /a", "Path: /a", "implicit API"},
 		{"zero function timeout", "Timeout: 10", "Timeout: 0", "at least 1 second"},
+		{"unknown API key source", "      StageName: v1\n", "      StageName: v1\n      ApiKeySourceType: QUERY\n", "neither HEADER nor AUTHORIZER"},
+		{"API key requirement not a boolean", "      Auth:\n", "      Auth:\n        ApiKeyRequired: maybe\n", "neither true nor false"},
+		{"route API key requirement not a boolean", "Path: /a, Method: get}", "Path: /a, Method: get, Auth: {ApiKeyRequired: 1}}", "neither true nor false"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -64,26 +64,32 @@ func loadTemplate(t *testing.T) *samTemplate {
 
 	cfn, err := goformation.Open(templatePath)
 	if err != nil {
-		if !strings.Contains(err.Error(), "GatewayResponses") {
+		if !slices.ContainsFunc(goformationGaps, func(gap []string) bool { return strings.Contains(err.Error(), gap[len(gap)-1]) }) {
 			t.Fatalf("goformation.Open(%s): %v", templatePath, err)
 		}
 		// goformation v7's serverless.Api declares GatewayResponses as
-		// map[string]string; SAM (and this template) gives each response as an
-		// object. Parse everything else with goformation; the gateway
-		// responses are checked from the YAML nodes.
-		t.Logf("goformation.Open: %v; GatewayResponses are read with yaml.v3 instead", err)
-		cfn, err = parseWithoutGatewayResponses(raw)
+		// map[string]string, where SAM (and this template) gives each
+		// response as an object, and lacks some properties SAM has. Parse
+		// everything else with goformation; what it cannot read is checked
+		// from the YAML nodes.
+		t.Logf("goformation.Open: %v; the Api properties goformation lacks are read with yaml.v3 instead", err)
+		cfn, err = parseWithoutGoformationGaps(raw)
 		if err != nil {
-			t.Fatalf("goformation could not parse %s even with the Api GatewayResponses set aside: %v", templatePath, err)
+			t.Fatalf("goformation could not parse %s even with the Api properties it lacks set aside: %v", templatePath, err)
 		}
 	}
 	return &samTemplate{cfn: cfn, root: doc.Content[0]}
 }
 
-// parseWithoutGatewayResponses runs goformation's own pipeline (intrinsic
+// goformationGaps are the paths, under an AWS::Serverless::Api's Properties,
+// that goformation v7 cannot unmarshal: GatewayResponses (typed as strings),
+// ApiKeySourceType and Auth.ApiKeyRequired (not declared).
+var goformationGaps = [][]string{{"GatewayResponses"}, {"ApiKeySourceType"}, {"Auth", "ApiKeyRequired"}}
+
+// parseWithoutGoformationGaps runs goformation's own pipeline (intrinsic
 // processing, then unmarshalling into cloudformation.Template) on the template
-// with the GatewayResponses of every AWS::Serverless::Api removed.
-func parseWithoutGatewayResponses(raw []byte) (*cloudformation.Template, error) {
+// with goformationGaps removed from every AWS::Serverless::Api.
+func parseWithoutGoformationGaps(raw []byte) (*cloudformation.Template, error) {
 	processed, err := intrinsics.ProcessYAML(raw, nil)
 	if err != nil {
 		return nil, err
@@ -98,8 +104,12 @@ func parseWithoutGatewayResponses(raw []byte) (*cloudformation.Template, error) 
 		if res["Type"] != "AWS::Serverless::Api" {
 			continue
 		}
-		if props, ok := res["Properties"].(map[string]any); ok {
-			delete(props, "GatewayResponses")
+		for _, gap := range goformationGaps {
+			parent, _ := res["Properties"].(map[string]any)
+			for _, key := range gap[:len(gap)-1] {
+				parent, _ = parent[key].(map[string]any)
+			}
+			delete(parent, gap[len(gap)-1])
 		}
 	}
 	stripped, err := json.Marshal(m)

@@ -33,7 +33,9 @@ type Handler func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequ
 // New returns the authorizer. It answers ErrUnauthorized, before reading
 // anything, for a missing, malformed or repeated Authorization header, and for an unknown, expired or disabled key or one whose
 // owner left the workspace; it returns other errors (API Gateway answers 500)
-// when the store fails.
+// when the store fails. An allowed request's response names the workspace's
+// usage identifier (workspace.UsageIdentifier), without which API Gateway
+// refuses the request, since every method requires an API key.
 func New(store KeyStore, clock workspace.Clock) Handler {
 	return func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
 		credential, single := authorizationHeader(req)
@@ -71,6 +73,10 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 			PrincipalID:    key.UserID,
 			PolicyDocument: Policy(req.MethodArn, key.Scopes),
 			Context:        authctx.Encode(caller),
+			// The API's key source is AUTHORIZER: API Gateway counts the
+			// request against the usage plan holding this value, so every
+			// workspace is throttled on its own, whichever of its keys calls.
+			UsageIdentifierKey: workspace.UsageIdentifier(key.WorkspaceID),
 		}, nil
 	}
 }

@@ -290,3 +290,33 @@ func TestRepeatedAuthorizationNeverAuthenticatesThroughTheCache(t *testing.T) {
 		}
 	}
 }
+
+// API Gateway applies a usage plan to the value the authorizer names
+// (usageIdentifierKey; the API's key source is AUTHORIZER): every key of a
+// workspace must name the workspace's one identifier, so the workspace's
+// requests are throttled together whichever key sends them.
+func TestEveryKeyOfAWorkspaceNamesTheWorkspacesUsageIdentifier(t *testing.T) {
+	env := apitest.New(t, fixtureJSON)
+	handler := authorizer.New(env.Store, env.Clock)
+	const arn = "arn:aws:execute-api:us-east-1:123456789012:local/v1/GET/workspaceapi/invites"
+	want := workspace.UsageIdentifier("ws_auth")
+	tests := []struct{ name, key string }{
+		{"admin key", keyAdmin},
+		{"read-only key", keyRead},
+		{"invite-only key", keyInvite},
+		{"key without scopes (refused by its policy, still counted)", keyNoScope},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := handler(t.Context(), events.APIGatewayCustomAuthorizerRequestTypeRequest{
+				Type: "REQUEST", MethodArn: arn, Headers: map[string]string{"Authorization": "Bearer " + tc.key},
+			})
+			if err != nil {
+				t.Fatalf("authorizer: %v", err)
+			}
+			if res.UsageIdentifierKey != want {
+				t.Errorf("usageIdentifierKey: got %q, want %q", res.UsageIdentifierKey, want)
+			}
+		})
+	}
+}

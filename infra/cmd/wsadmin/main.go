@@ -2,7 +2,8 @@
 // DynamoDB table, on a deployed tenant or on DynamoDB Local: it creates the
 // table, loads fixtures and issues, lists, disables, enables and rotates API
 // keys. Keys are stored only as hashes; an issued key's plaintext is printed
-// once and never again.
+// once and never again. It also prints the commands that register a
+// workspace's usage identifier in a stack's usage plan.
 package main
 
 import (
@@ -44,12 +45,17 @@ Commands:
   keys rotate -workspace WS -id KEY_ID [-days N]
         issue a key with the same owner, scopes and team, print it once, then
         disable the old one; -days is needed when the old key expires
+  usage-key -workspace WS (-stack NAME | -usage-plan ID)
+        print the workspace's usage identifier and the aws commands that register
+        it in the stack's default usage plan (needed once per workspace and stack,
+        or the API answers 403 to all its requests); reads no table
 
 Flags:
   -table NAME     the table (default $TABLE_NAME)
   -endpoint URL   DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local
                   (default $DYNAMODB_ENDPOINT; empty: AWS)
-  -region R       AWS region (default: the AWS configuration's)
+  -region R       AWS region (default: the AWS configuration's); usage-key passes it
+                  to the aws commands it prints
 `
 
 func main() {
@@ -113,6 +119,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return a.loadFixture(ctx, rest)
 	case "keys":
 		return a.keys(ctx, rest)
+	case "usage-key":
+		return a.usageKey(rest)
 	case "help":
 		return flag.ErrHelp
 	default:

@@ -29,7 +29,7 @@ func TestAuthorizerOutcomes(t *testing.T) {
 		{"missing header is 401 without invoking the authorizer", nil, allowAll(), 401, "missing or invalid API key", 0},
 		{"empty header is 401 without invoking the authorizer", map[string]string{"Authorization": ""}, allowAll(), 401, "missing or invalid API key", 0},
 		{"authorizer error Unauthorized is 401", withKey(), failingAuthorizer("Unauthorized"), 401, "missing or invalid API key", 1},
-		{"authorizer error other than Unauthorized is 500", withKey(), failingAuthorizer("unauthorized: unknown key"), 500, "internal error", 1},
+		{"authorizer error other than Unauthorized is 503, retry", withKey(), failingAuthorizer("unauthorized: unknown key"), 503, "the API key could not be checked right now; retry the request shortly", 1},
 		{"explicit deny is 403", withKey(), &authorizerFunc{reply: func(ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
 			return policy("user_1", "Deny", ev.MethodArn), nil
 		}}, 403, "this API key is not allowed to call this operation", 1},
@@ -49,14 +49,14 @@ func TestAuthorizerOutcomes(t *testing.T) {
 		{"empty policy is 403", withKey(), &authorizerFunc{reply: func(events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
 			return events.APIGatewayCustomAuthorizerResponse{PrincipalID: "user_1"}, nil
 		}}, 403, "this API key is not allowed to call this operation", 1},
-		{"invalid Effect is 500", withKey(), &authorizerFunc{reply: func(ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+		{"invalid Effect is 503 (the template's AUTHORIZER_CONFIGURATION_ERROR)", withKey(), &authorizerFunc{reply: func(ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
 			return policy("user_1", "allow", ev.MethodArn), nil
-		}}, 500, "internal error", 1},
+		}}, 503, "the API key could not be checked right now; retry the request shortly", 1},
 		{"object context value is 500", withKey(), &authorizerFunc{reply: func(ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
 			p := policy("user_1", "Allow", ev.MethodArn)
 			p.Context = map[string]any{"scopes": []string{"read"}}
 			return p, nil
-		}}, 500, "internal error", 1},
+		}}, 503, "the API key could not be checked right now; retry the request shortly", 1},
 		{"allow for the method ARN reaches the function", withKey(), allowMethod(), 200, "", 1},
 		{"wildcard allow reaches the function", withKey(), allowAll(), 200, "", 1},
 		{"action wildcard reaches the function", withKey(), &authorizerFunc{reply: func(ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {

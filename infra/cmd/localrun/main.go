@@ -10,8 +10,8 @@
 //
 // It is meant to be left running: it serves loopback only unless told
 // otherwise (POST /_local/invoke needs no key and can act as any tenant),
-// bounds how long a client may take to send a request, and exits non-zero,
-// saying so, when its DynamoDB Local dies.
+// bounds how long a client may take to send a request, and keeps serving
+// when its DynamoDB Local dies: requests answer 503 while it restarts it.
 package main
 
 import (
@@ -24,7 +24,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -103,22 +105,19 @@ func run(ctx context.Context, out io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(logger)
 
-	var dynamoDied <-chan struct{} // nil (never ready) when DYNAMODB_ENDPOINT names one
+	var own atomic.Pointer[dynamolocal.Instance] // nil when DYNAMODB_ENDPOINT names one
 	if endpoint == "" {
 		inst, err := startDynamo(ctx, dynamolocal.Options{})
 		if err != nil {
 			return err
 		}
-		defer inst.Stop()
-		dynamoDied = inst.Done()
+		own.Store(inst)
+		defer func() { _ = own.Load().Stop() }()
 		endpoint = inst.Endpoint
 		logger.Info("DynamoDB Local started (in memory)", "endpoint", endpoint)
 	}
 	client, err := dynamo.NewClient(ctx, endpoint)
 	if err != nil {
-		return err
-	}
-	if err := dynamo.CreateTable(ctx, client, table); err != nil {
 		return err
 	}
 	store := dynamo.New(client, table)
@@ -132,10 +131,21 @@ func run(ctx context.Context, out io.Writer) error {
 		Store: store, Mailer: &mail.Recorder{Logger: logger}, Clock: clock,
 		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
 	}
-	// The fixture's events go through the same code as IngestFunction.
-	summary, err := fixture.Load(ctx, store, f, clock.Now(), fixture.Options{Events: stack.EventApplier(deps)})
+	// load creates the table and loads the fixture, whose events go
+	// through the same code as IngestFunction.
+	load := func(ctx context.Context) (fixture.Summary, error) {
+		if err := dynamo.CreateTable(ctx, client, table); err != nil {
+			return fixture.Summary{}, err
+		}
+		summary, err := fixture.Load(ctx, store, f, clock.Now(), fixture.Options{Events: stack.EventApplier(deps)})
+		if err != nil {
+			return fixture.Summary{}, fmt.Errorf("load fixture %s: %w", fixturePath, err)
+		}
+		return summary, nil
+	}
+	summary, err := load(ctx)
 	if err != nil {
-		return fmt.Errorf("load fixture %s: %w", fixturePath, err)
+		return err
 	}
 	logger.Info("fixture loaded", "file", fixturePath, "table", table, "summary", fmt.Sprintf("%+v", summary))
 
@@ -159,26 +169,61 @@ func run(ctx context.Context, out io.Writer) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	var failure error
+	if own.Load() != nil {
+		go superviseDynamo(ctx, logger, &own, load)
+	}
 	select {
 	case err := <-errc:
 		return err
-	case <-dynamoDied:
-		// Every request would now fail with a connection error: stop, loudly.
-		logger.Error("DynamoDB Local exited; the runner cannot serve without it and stops", "endpoint", endpoint)
-		failure = errors.New("DynamoDB Local exited while the runner was serving")
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return errors.Join(failure, err)
-	}
-	if failure != nil {
-		return failure
+		return err
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// superviseDynamo restarts the runner's own DynamoDB Local when it exits,
+// on the same port, and loads the table and the fixture into it again. In
+// between, the gateway keeps serving: every request that needs storage
+// answers 503 with Retry-After, as the deployed API does while DynamoDB
+// cannot be reached. The in-memory data of before is gone; the fixture's
+// state comes back.
+func superviseDynamo(ctx context.Context, logger *slog.Logger, inst *atomic.Pointer[dynamolocal.Instance],
+	load func(context.Context) (fixture.Summary, error)) {
+	for {
+		cur := inst.Load()
+		select {
+		case <-ctx.Done():
+			return
+		case <-cur.Done():
+		}
+		logger.Error("DynamoDB Local exited; requests answer 503 until it is back, restarting it", "endpoint", cur.Endpoint)
+		port, _ := strconv.Atoi(cur.Endpoint[strings.LastIndex(cur.Endpoint, ":")+1:])
+		for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+			next, err := startDynamo(ctx, dynamolocal.Options{Port: port})
+			if err == nil {
+				if _, err = load(ctx); err == nil {
+					inst.Store(next)
+					logger.Info("DynamoDB Local is back; the table and the fixture were loaded again", "endpoint", next.Endpoint)
+					break
+				}
+				_ = next.Stop()
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			logger.Error("DynamoDB Local could not be restarted yet; still answering 503", "error", err, "retryIn", wait)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+	}
 }
 
 // printBanner lists the routes, the fixture's API keys and a request to try.

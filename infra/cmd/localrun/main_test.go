@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -426,7 +427,11 @@ func TestRunnerServerBoundsSlowClients(t *testing.T) {
 	}
 }
 
-func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
+// TestRunnerKeepsServing503sWhileDynamoDBLocalIsDownAndRecovers kills the
+// runner's own DynamoDB Local: the runner says so, answers 503 {"error"} with
+// Retry-After meanwhile (as the deployed API does while DynamoDB cannot be
+// reached), restarts it with the table and the fixture, and serves again.
+func TestRunnerKeepsServing503sWhileDynamoDBLocalIsDownAndRecovers(t *testing.T) {
 	root := apitest.RepoRoot(t)
 	addr := freeAddr(t)
 	t.Setenv("ADDR", addr)
@@ -434,11 +439,16 @@ func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
 	t.Setenv("TABLE_NAME", "runner-dies")
 	t.Setenv("FIXTURE", filepath.Join(root, "infra/fixtures/demo.json"))
 	t.Setenv("TEMPLATE", filepath.Join(root, "template.yaml"))
-	instances := make(chan *dynamolocal.Instance, 1)
+	instances := make(chan *dynamolocal.Instance, 2)
+	release := make(chan struct{}) // the restart waits for it
 	defer func(orig func(context.Context, dynamolocal.Options) (*dynamolocal.Instance, error)) {
 		startDynamo = orig
 	}(startDynamo)
+	var starts atomic.Int32
 	startDynamo = func(ctx context.Context, o dynamolocal.Options) (*dynamolocal.Instance, error) {
+		if starts.Add(1) > 1 {
+			<-release
+		}
 		inst, err := dynamolocal.Start(ctx, o)
 		if err == nil {
 			instances <- inst
@@ -446,10 +456,15 @@ func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
 		return inst, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	out := &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, out) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runner stopped with %v", err)
+		}
+	}()
 
 	var inst *dynamolocal.Instance
 	select {
@@ -459,25 +474,55 @@ func TestRunnerExitsLoudlyWhenDynamoDBLocalDies(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("runner did not start DynamoDB Local:\n%s", out.String())
 	}
-	defer inst.Stop()
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(out.String(), "listening on http://"+addr); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("runner did not start serving:\n%s", out.String())
+	waitFor := func(text string) {
+		t.Helper()
+		for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(out.String(), text); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("runner did not log %q:\n%s", text, out.String())
+			}
 		}
+	}
+	waitFor("listening on http://" + addr)
+	get := func() (*http.Response, string, time.Duration) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+addr+"/workspaceapi/members?limit=1", nil)
+		req.Header.Set("Authorization", "Bearer wk_demoAdminKey0000000000000000000000000001")
+		start := time.Now()
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("the runner stopped serving: %v", err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res, string(body), time.Since(start)
 	}
 
 	_ = inst.Stop() // the test's own child: as if it had crashed
-
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("run: got nil, want an error (a non-zero exit)")
+	waitFor("DynamoDB Local exited")
+	for range 2 { // the authorizer's answer is not cached while it fails
+		res, body, took := get()
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Errorf("while DynamoDB Local is down: %d %v %s, want 503 with Retry-After", res.StatusCode, res.Header, body)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("runner kept going after DynamoDB Local exited:\n%s", out.String())
+		apitest.CheckErrorBody(t, res.Header, []byte(body))
+		if took > 3*time.Second {
+			t.Errorf("the 503 took %v, want at most 3 s", took)
+		}
 	}
-	if !strings.Contains(out.String(), "level=ERROR") || !strings.Contains(out.String(), "DynamoDB Local exited") {
+	if !strings.Contains(out.String(), "level=ERROR") {
 		t.Errorf("log lacks an error line about DynamoDB Local:\n%s", out.String())
+	}
+
+	close(release)
+	select {
+	case next := <-instances:
+		defer next.Stop()
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the runner did not restart DynamoDB Local:\n%s", out.String())
+	}
+	waitFor("DynamoDB Local is back")
+	if res, body, _ := get(); res.StatusCode != http.StatusOK {
+		t.Errorf("after DynamoDB Local is back: %d %s, want 200", res.StatusCode, body)
 	}
 }
 

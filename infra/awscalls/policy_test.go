@@ -1,0 +1,242 @@
+package awscalls_test
+
+import (
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+
+	"github.com/agentplatform/workspaceapi/infra/apitest"
+	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/shared/mail"
+)
+
+func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }
+
+// The sender the session's invitation e-mails come from; the template's
+// MailFrom parameter stands for it when the policies are read.
+const mailFrom = "no-reply@mail.workspace.test"
+
+const (
+	adminKey   = "wk_demoAdminKey0000000000000000000000000001"
+	teamKey    = "wk_demoSupportTeamKey0000000000000000000005"
+	creatorKey = "wk_demoCreatorKey00000000000000000000000006"
+)
+
+// fakeSES answers SES v2 SendEmail as the service does, so the invitations
+// function's real SES client (and its recorded calls) is exercised.
+func fakeSES(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v2/email/outbound-emails") {
+			http.Error(w, `{"message":"unknown operation"}`, http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"MessageId":"fake-ses-1"}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// recordSession drives one session through every function of the stack,
+// each with its own recorded DynamoDB client, and returns what they called.
+// It walks the paths that reach storage differently: lists and their pages,
+// team-scoped keys (which read indexes), limits that stop and pause and
+// their lifting, seat refusals, batches with unknown ids, every ingest event
+// type, a scheduler run that resumes, and a TTL removal.
+func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
+	rec := &awscalls.Recorder{}
+	ses := fakeSES(t)
+	sesClient := sesv2.New(sesv2.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(ses.URL),
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+	}, rec.SESv2("InvitesFunction"))
+	env := apitest.New(t, apitest.DemoFixture(t), apitest.Options{
+		Mailer:          mail.SES{Client: sesClient, From: mailFrom},
+		FunctionOptions: func(fn string) []func(*dynamodb.Options) { return []func(*dynamodb.Options){rec.DynamoDB(fn)} },
+	})
+	do := func(method, path, key, body string, want ...int) *apitest.Response {
+		t.Helper()
+		res := env.Do(t, method, path, key, body)
+		if len(want) > 0 && !slices.Contains(want, res.Status) {
+			t.Fatalf("%s %s answered %d %s, want %v", method, path, res.Status, res.Body, want)
+		}
+		return res
+	}
+
+	// Invitations: create (with a team), list whole and paged, revoke; then
+	// fill the seats until one is refused (the refusal reads the seat index).
+	var created struct{ ID string }
+	do("POST", "/workspaceapi/invites", adminKey, `{"email": "new.hire@acme.example", "role": "member", "teams": [{"teamId": "team_support", "role": "member"}]}`, 201).JSON(t, &created)
+	do("GET", "/workspaceapi/invites", adminKey, "", 200)
+	do("GET", "/workspaceapi/invites?limit=1", adminKey, "", 200)
+	do("DELETE", "/workspaceapi/invites", adminKey, `{"ids": ["`+created.ID+`", "inv_unknown"]}`, 200)
+	for i := 0; i < 40; i++ {
+		res := do("POST", "/workspaceapi/invites", adminKey, `{"email": "seat`+string(rune('a'+i%26))+string(rune('a'+i/26))+`@acme.example", "role": "member"}`, 201, 403)
+		if res.Status == 403 {
+			break
+		}
+	}
+
+	// Agents, with overviews, paged, and through a team-scoped key.
+	do("GET", "/workspaceapi/agents?includeOverview=true", adminKey, "", 200)
+	do("GET", "/workspaceapi/agents?limit=2", adminKey, "", 200)
+	do("GET", "/workspaceapi/agents?includeOverview=true", teamKey, "", 200)
+
+	// Per-agent reads.
+	for _, key := range []string{adminKey, teamKey} {
+		do("GET", "/workspaceapi/agents/agt_support_triage", key, "", 200)
+		do("GET", "/agents/agt_support_triage", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage/key-metrics?days=30&recent=5", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage/connected-agents", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage/diary?date=2026-11-21", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage/diary?year=2026&month=11", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage/promotion-requests", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage/chats/chat_refund", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage/usage?days=7", key, "", 200)
+	}
+	do("GET", "/workspaceapi/agents/agt_support_triage/diary?conversationId=chat_refund", adminKey, "", 200)
+	do("GET", "/workspaceapi/agents/agt_support_triage/chats/chat_slack", adminKey, "", 200)
+	do("GET", "/workspaceapi/agents/agt_support_triage/usage?month=2026-11", adminKey, "", 200)
+
+	// Credits: limits that stop and resume, resets, team limits that pause
+	// and resume, the report, credit details.
+	do("POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_support_triage", "agt_kb_search", "agt_unknown"], "dailyCreditLimit": 1}`, 200)
+	do("POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_kb_search"], "dailyCreditLimit": null, "monthlyCreditLimit": 1}`, 200)
+	do("POST", "/workspaceapi/agents/daily-usage/reset", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"]}`, 200)
+	do("POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_support_triage"], "dailyCreditLimit": 1}`, 200)
+	do("PUT", "/workspaceapi/teams/team_platform/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
+	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
+	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": null}`, 200)
+	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
+	do("GET", "/workspaceapi/credits", adminKey, "", 200)
+	do("GET", "/workspaceapi/credits?month=2026-10", adminKey, "", 200)
+	do("POST", "/workspaceapi/agents/credit-details", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"], "showTokenOptimisationInfo": true}`, 200)
+
+	// Teams and their members.
+	do("GET", "/workspaceapi/teams", adminKey, "", 200)
+	var team struct{ ID string }
+	do("POST", "/workspaceapi/teams", adminKey, `{"name": "Research"}`, 201).JSON(t, &team)
+	do("POST", "/workspaceapi/teams", adminKey, `{"name": "research"}`, 409)
+	do("GET", "/workspaceapi/teams/"+team.ID, adminKey, "", 200)
+	do("GET", "/workspaceapi/teams/team_support", teamKey, "", 200)
+	do("PATCH", "/workspaceapi/teams/"+team.ID, adminKey, `{"name": "Research Lab"}`, 200)
+	do("PUT", "/workspaceapi/teams/"+team.ID+"/members/usr_omar", adminKey, `{"role": "admin"}`, 200)
+	do("PUT", "/workspaceapi/teams/"+team.ID+"/members/usr_omar", adminKey, `{"role": "member"}`, 200)
+	do("DELETE", "/workspaceapi/teams/"+team.ID+"/members/usr_omar", adminKey, "", 204)
+
+	// Members, whole, paged and team-scoped.
+	do("GET", "/workspaceapi/members", adminKey, "", 200)
+	do("GET", "/workspaceapi/members?limit=3", adminKey, "", 200)
+	do("GET", "/workspaceapi/members", teamKey, "", 200)
+
+	// Tags in every mode on every entity.
+	for _, kind := range []string{"agents", "members", "teams"} {
+		ids := map[string]string{"agents": "agt_onboarding", "members": "usr_lena", "teams": "team_support"}[kind]
+		do("POST", "/workspaceapi/"+kind+"/tags", adminKey, `{"ids": ["`+ids+`", "x_unknown"], "tags": ["pilot"]}`, 200)
+		do("POST", "/workspaceapi/"+kind+"/tags", adminKey, `{"ids": ["`+ids+`"], "tags": ["pilot"], "mode": "remove"}`, 200)
+		do("POST", "/workspaceapi/"+kind+"/tags", adminKey, `{"ids": ["`+ids+`"], "tags": ["a", "b"], "mode": "set"}`, 200)
+	}
+	do("POST", "/workspaceapi/agents/tags", teamKey, `{"ids": ["agt_support_triage"], "tags": ["team"]}`, 200)
+	do("GET", "/workspaceapi/credits", creatorKey, "", 200)
+
+	// Ingest: every event type, a duplicate and a malformed record.
+	now := env.Clock.Now()
+	at := now.Add(-time.Minute).Format(time.RFC3339)
+	usage := map[string]any{"type": "credits.used", "id": "perm-1", "workspaceId": "ws_acme", "agentId": "agt_release_notes",
+		"credits": 50, "occurredAt": at, "chatId": "chat_refund"}
+	awscalls.Invoke(t, env.URL, "IngestFunction", map[string]any{"Records": []any{
+		awscalls.SQSRecord("m1", usage),
+		awscalls.SQSRecord("m2", usage),
+		awscalls.SQSRecord("m3", map[string]any{"type": "credits.used", "id": "perm-2", "workspaceId": "ws_acme",
+			"agentId": "agt_lead_qualifier", "credits": 500, "occurredAt": at}),
+		awscalls.SQSRecord("m4", map[string]any{"type": "chat.message", "id": "perm-3", "workspaceId": "ws_acme",
+			"agentId": "agt_support_triage", "chatId": "chat_new", "chat": map[string]any{"shortDesc": "New"},
+			"message": map[string]any{"format": "text", "body": "hello", "messageId": "msg-1", "ts": at}}),
+		awscalls.SQSRecord("m5", map[string]any{"type": "diary.entry", "id": "perm-4", "workspaceId": "ws_acme",
+			"agentId": "agt_support_triage", "entry": map[string]any{"id": "d-perm", "customerId": "c1", "timestamp": at,
+				"type": "note", "title": "t", "details": "d", "conversationId": "chat_new"}}),
+		awscalls.SQSRecord("m6", map[string]any{"type": "metric.recorded", "id": "perm-5", "workspaceId": "ws_acme",
+			"agentId": "agt_support_triage", "metric": "Tickets resolved", "record": map[string]any{"id": "r-perm", "occurredAt": at, "value": 3}}),
+		awscalls.SQSRecord("m7", "{not json"),
+	}})
+
+	// The scheduler at the next day and the next month: it resumes what
+	// the limits above stopped and paused.
+	tomorrow := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+	nextMonth := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick-1", tomorrow.Format(time.RFC3339)))
+	awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick-2", nextMonth.Format(time.RFC3339)))
+
+	// Retention: the TTL removed a seat-holding invitation.
+	awscalls.Invoke(t, env.URL, "RetentionFunction", map[string]any{"Records": []any{
+		awscalls.TTLRemoval("1", "ws_acme", "inv_demo_oldhire"),
+	}})
+
+	return rec.Calls(), env.Store.Table()
+}
+
+// TestEveryFunctionsPolicyGrantsExactlyTheCallsItMakes holds template.yaml to
+// the calls each function's code makes: a call its policy does not grant
+// would be AccessDenied in AWS (the scheduler's resume once lacked
+// dynamodb:BatchGetItem), and a grant no call uses is privilege to drop.
+func TestEveryFunctionsPolicyGrantsExactlyTheCallsItMakes(t *testing.T) {
+	calls, table := recordSession(t)
+	policies := readPolicies(t, filepath.Join(apitest.RepoRoot(t), "template.yaml"))
+
+	called := map[string]bool{}
+	for _, c := range calls {
+		called[c.Function] = true
+	}
+	for _, fn := range policies.functions {
+		if !called[fn] {
+			t.Errorf("%s made no AWS call in the session: the session must reach every function", fn)
+		}
+	}
+
+	local := func(c awscalls.Call) grant {
+		res := strings.Replace(c.Resource, "table/"+table, "table", 1)
+		return grant{action: c.Action, resource: res}
+	}
+	used := map[string]map[grant]bool{}
+	for _, c := range calls {
+		g := local(c)
+		if !policies.allows(c.Function, g) {
+			t.Errorf("%s calls %s on %s (%s), which its policy in template.yaml does not grant", c.Function, g.action, g.resource, c.Operation)
+		}
+		if used[c.Function] == nil {
+			used[c.Function] = map[grant]bool{}
+		}
+		used[c.Function][g] = true
+	}
+	for _, fn := range policies.functions {
+		for _, g := range policies.grants[fn] {
+			if g.wildcardIndex {
+				t.Errorf("%s grants %s on every index of the table (index/*): name the index", fn, g.action)
+				continue
+			}
+			if policies.requiredByConfig(fn, g) {
+				continue
+			}
+			if !slices.ContainsFunc(slices.Collect(maps.Keys(used[fn])), g.covers) {
+				t.Errorf("%s is granted %s on %s, which none of its calls uses: drop it", fn, g.action, g.resource)
+			}
+		}
+	}
+	if t.Failed() {
+		for _, c := range calls {
+			t.Logf("recorded: %s", c)
+		}
+	}
+}

@@ -24,8 +24,8 @@ import (
 // and their back-off included, has CallBudget. DynamoDB answers in
 // milliseconds; these bounds only ever bite on a failing dependency.
 const (
-	AttemptTimeout = 2 * time.Second
-	CallBudget     = 2500 * time.Millisecond
+	AttemptTimeout = 1500 * time.Millisecond
+	CallBudget     = 2 * time.Second
 	// maxAttempts and maxBackoff let a throttled call try three times
 	// within its budget.
 	maxAttempts = 3

@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -170,7 +171,13 @@ func run(ctx context.Context, out io.Writer) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if own.Load() != nil {
-		go superviseDynamo(ctx, logger, &own, load)
+		// The supervisor ends before run returns, and so before the
+		// instance it may have restarted is stopped.
+		superCtx, stopSuper := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		defer stopSuper()
+		wg.Go(func() { superviseDynamo(superCtx, logger, &own, load) })
 	}
 	select {
 	case err := <-errc:

@@ -8,21 +8,20 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/agentplatform/workspaceapi/shared/agents"
-	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
-	"github.com/agentplatform/workspaceapi/shared/workspace"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 )
 
 func main() {
-	config.UseJSONLogs()
-	ctx := context.Background()
-	cfg, err := config.FromEnv()
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
+}
+
+func run() error {
+	env, err := platform.Load(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	lambda.Start(agents.Function(agents.Deps{Store: dynamo.New(db, cfg.TableName), Clock: workspace.SystemClock{}}))
+	lambda.Start(agents.Wire(env))
+	return nil
 }

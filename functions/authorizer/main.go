@@ -8,20 +8,20 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
-	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
-	"github.com/agentplatform/workspaceapi/shared/workspace"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 )
 
 func main() {
-	config.UseJSONLogs()
-	cfg, err := config.FromEnv()
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	db, err := dynamo.NewClient(context.Background(), cfg.DynamoDBEndpoint)
+}
+
+func run() error {
+	env, err := platform.Load(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	lambda.Start(authorizer.New(dynamo.New(db, cfg.TableName), workspace.SystemClock{}))
+	lambda.Start(authorizer.Wire(env))
+	return nil
 }

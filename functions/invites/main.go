@@ -7,35 +7,23 @@ import (
 	"log"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 
-	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/mail"
-	"github.com/agentplatform/workspaceapi/shared/workspace"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 )
 
 func main() {
-	config.UseJSONLogs()
-	ctx := context.Background()
-	cfg, err := config.FromEnv()
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
+}
+
+func run() error {
+	env, err := platform.Load(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	db := dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint)
-	// Without a sender address (sam local, tests) e-mails are logged, not sent.
-	var mailer invites.Mailer = &mail.Recorder{}
-	if cfg.MailFrom != "" {
-		mailer = mail.SES{Client: sesv2.NewFromConfig(awsCfg), From: cfg.MailFrom}
-	}
-	clock := workspace.SystemClock{}
-	lambda.Start(invites.Function(invites.Deps{
-		Store: dynamo.New(db, cfg.TableName), Mailer: mailer, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: cfg.InviteAcceptURL, Retention: cfg.InviteRetention,
-	}))
+	lambda.Start(invites.Wire(env, mail.FromConfig(env.AWS, env.Config.MailFrom)))
+	return nil
 }

@@ -7,21 +7,21 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/members"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 )
 
 func main() {
-	config.UseJSONLogs()
-	ctx := context.Background()
-	cfg, err := config.FromEnv()
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
+}
+
+func run() error {
+	env, err := platform.Load(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	lambda.Start(members.Function(members.Deps{Store: dynamo.New(db, cfg.TableName)}))
+	lambda.Start(members.Wire(env))
+	return nil
 }

@@ -8,21 +8,21 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 	"github.com/agentplatform/workspaceapi/shared/retention"
-	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 func main() {
-	config.UseJSONLogs()
-	cfg, err := config.FromEnv()
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	db, err := dynamo.NewClient(context.Background(), cfg.DynamoDBEndpoint)
+}
+
+func run() error {
+	env, err := platform.Load(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	lambda.Start(retention.New(dynamo.New(db, cfg.TableName), workspace.SystemClock{}))
+	lambda.Start(retention.Wire(env))
+	return nil
 }

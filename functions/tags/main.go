@@ -8,21 +8,21 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 	"github.com/agentplatform/workspaceapi/shared/tags"
 )
 
 func main() {
-	config.UseJSONLogs()
-	ctx := context.Background()
-	cfg, err := config.FromEnv()
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
+}
+
+func run() error {
+	env, err := platform.Load(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	lambda.Start(tags.Function(tags.Deps{Store: dynamo.New(db, cfg.TableName)}))
+	lambda.Start(tags.Wire(env))
+	return nil
 }

@@ -8,23 +8,21 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/agentplatform/workspaceapi/shared/config"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 	"github.com/agentplatform/workspaceapi/shared/teams"
-	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 func main() {
-	config.UseJSONLogs()
-	ctx := context.Background()
-	cfg, err := config.FromEnv()
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	db, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
+}
+
+func run() error {
+	env, err := platform.Load(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	clock := workspace.SystemClock{}
-	lambda.Start(teams.Function(teams.Deps{Store: dynamo.New(db, cfg.TableName), Clock: clock, IDs: workspace.SortableIDs{Clock: clock}}))
+	lambda.Start(teams.Wire(env))
+	return nil
 }

@@ -68,10 +68,16 @@ func Own(t testing.TB) string {
 	return inst.Endpoint
 }
 
+// TestBounds are the storage bounds of test clients (NewClientAt).
+var TestBounds = dynamo.Bounds{Attempt: 15 * time.Second, Call: 30 * time.Second}
+
 // NewClientAt is NewClient for the DynamoDB Local at endpoint.
 func NewClientAt(t testing.TB, endpoint string, rt *dynamo.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
-	var opts []func(*dynamodb.Options)
+	// DynamoDB Local queues what DynamoDB would cancel: tests under load
+	// wait longer than the production bounds allow (infra/outage applies
+	// them again to hold the service to them).
+	opts := []func(*dynamodb.Options){dynamo.WithBounds(TestBounds)}
 	if rt != nil {
 		opts = append(opts, rt.Option())
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -41,7 +42,9 @@ func newEnv(t *testing.T, spare ...string) (*apitest.Env, *dynamolocal.Faults) {
 	t.Helper()
 	faults := &dynamolocal.Faults{}
 	t.Cleanup(faults.Close)
-	opt := faults.Option()
+	// The production bounds, which test clients relax for DynamoDB Local's
+	// queueing: the rule is the deployed service's.
+	opts := []func(*dynamodb.Options){dynamo.WithBounds(dynamo.ProductionBounds), faults.Option()}
 	env := apitest.New(t, apitest.DemoFixture(t), apitest.Options{
 		FunctionOptions: func(fn string) []func(*dynamodb.Options) {
 			for _, s := range spare {
@@ -49,7 +52,7 @@ func newEnv(t *testing.T, spare ...string) (*apitest.Env, *dynamolocal.Faults) {
 					return nil
 				}
 			}
-			return []func(*dynamodb.Options){opt}
+			return opts
 		},
 	})
 	return env, faults

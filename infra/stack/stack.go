@@ -10,11 +10,13 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/agentdata"
 	"github.com/agentplatform/workspaceapi/shared/agents"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
+	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/credits"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/members"
+	"github.com/agentplatform/workspaceapi/shared/platform"
 	"github.com/agentplatform/workspaceapi/shared/retention"
 	"github.com/agentplatform/workspaceapi/shared/scheduler"
 	"github.com/agentplatform/workspaceapi/shared/tags"
@@ -28,18 +30,18 @@ type Deps struct {
 	// AuthorizerStore, when set, is the authorizer's store (tests count its
 	// round trips apart); nil means Store.
 	AuthorizerStore *dynamo.Store
-	Mailer          invites.Mailer
-	Clock           workspace.Clock
-	IDs             workspace.IDGenerator
-	AcceptURL       string
-	// AgentData stores the ingest function's chats, diary entries and metric
-	// records; nil means ingest.StoredAgentData over Store, as the function's
-	// main uses.
-	AgentData ingest.AgentData
 	// StoreFor, when set, gives each function (by logical id) a store of its
 	// own, so tests can record or fault each function's calls apart; it
 	// takes precedence over Store and AuthorizerStore.
 	StoreFor func(functionID string) *dynamo.Store
+	Mailer   invites.Mailer
+	Clock    workspace.Clock
+	IDs      workspace.IDGenerator
+	// Config is the functions' configuration, as their environment gives it
+	// in Lambda; the table, endpoint and mail sender are the stack's own.
+	Config config.Config
+	// AcceptURL, when set, is Config.InviteAcceptURL.
+	AcceptURL string
 }
 
 // store is the store of the function with logical id fn.
@@ -53,62 +55,49 @@ func (d Deps) store(fn string) *dynamo.Store {
 	return d.Store
 }
 
-// agentData is d.AgentData, or the one the ingest function's main uses.
-func (d Deps) agentData() ingest.AgentData {
-	if d.AgentData == nil {
-		return ingest.StoredAgentData{Store: d.store("IngestFunction"), Clock: d.Clock}
+// env is what function fn is built from: the same platform.Env its main
+// loads in Lambda, over the stack's store, clock and ids.
+func (d Deps) env(fn string) platform.Env {
+	cfg := d.Config
+	if d.AcceptURL != "" {
+		cfg.InviteAcceptURL = d.AcceptURL
 	}
-	return d.AgentData
+	if cfg.InviteAcceptURL == "" {
+		cfg.InviteAcceptURL = config.DefaultInviteAcceptURL
+	}
+	if cfg.InviteRetention == 0 {
+		cfg.InviteRetention = workspace.DefaultInviteRetention
+	}
+	return platform.Env{Config: cfg, Store: d.store(fn), Clock: d.Clock, IDs: d.IDs}
 }
 
 // EventApplier returns what the fixture loader applies a fixture's events
-// with: the ingest function's code path over d's store, agent data and clock.
+// with: the ingest function's code path over d's store and clock.
 func EventApplier(d Deps) ingest.Applier {
-	return ingest.NewApplier(d.store("IngestFunction"), d.agentData(), d.Clock)
+	store := d.store("IngestFunction")
+	return ingest.NewApplier(store, ingest.StoredAgentData{Store: store, Clock: d.Clock}, d.Clock)
 }
 
 // Functions returns, by logical id, a factory of the Lambda handler of every
 // function of template.yaml: each call makes one execution environment's
-// handler, as a Lambda cold start does.
+// handler, as a Lambda cold start does, through the function's own Wire,
+// as its main does.
 func Functions(d Deps) map[string]localgw.Factory {
+	wire := func(id string, build func(platform.Env) any) localgw.Factory {
+		return func() lambda.Handler { return lambda.NewHandler(build(d.env(id))) }
+	}
 	return map[string]localgw.Factory{
-		"AuthorizerFunction": func() lambda.Handler {
-			return lambda.NewHandler(authorizer.New(d.store("AuthorizerFunction"), d.Clock))
-		},
-		"RetentionFunction": func() lambda.Handler {
-			return lambda.NewHandler(retention.New(d.store("RetentionFunction"), d.Clock))
-		},
-		"IngestFunction": func() lambda.Handler {
-			return lambda.NewHandler(ingest.New(d.store("IngestFunction"), d.agentData(), d.Clock))
-		},
-		"SchedulerFunction": func() lambda.Handler {
-			return lambda.NewHandler(scheduler.New(d.store("SchedulerFunction"), d.Clock))
-		},
-		"InvitesFunction": func() lambda.Handler {
-			return lambda.NewHandler(invites.Function(invites.Deps{
-				Store: d.store("InvitesFunction"), Mailer: d.Mailer, Clock: d.Clock, IDs: d.IDs, AcceptURL: d.AcceptURL,
-			}))
-		},
-		"AgentsFunction": func() lambda.Handler {
-			return lambda.NewHandler(agents.Function(agents.Deps{Store: d.store("AgentsFunction"), Clock: d.Clock}))
-		},
-		"CreditsFunction": func() lambda.Handler {
-			return lambda.NewHandler(credits.Function(credits.Deps{Store: d.store("CreditsFunction"), Clock: d.Clock}))
-		},
-		"TeamsFunction": func() lambda.Handler {
-			return lambda.NewHandler(teams.Function(teams.Deps{Store: d.store("TeamsFunction"), Clock: d.Clock, IDs: d.IDs}))
-		},
-		"MembersFunction": func() lambda.Handler {
-			return lambda.NewHandler(members.Function(members.Deps{Store: d.store("MembersFunction")}))
-		},
-		"TagsFunction": func() lambda.Handler {
-			return lambda.NewHandler(tags.Function(tags.Deps{Store: d.store("TagsFunction")}))
-		},
-		"AgentDataFunction": func() lambda.Handler {
-			return lambda.NewHandler(agentdata.Function(agentdata.Deps{Store: d.store("AgentDataFunction"), Clock: d.Clock}))
-		},
-		"ChatsFunction": func() lambda.Handler {
-			return lambda.NewHandler(agentdata.ChatFunction(agentdata.ChatDeps{Store: d.store("ChatsFunction")}))
-		},
+		"AuthorizerFunction": wire("AuthorizerFunction", func(e platform.Env) any { return authorizer.Wire(e) }),
+		"RetentionFunction":  wire("RetentionFunction", func(e platform.Env) any { return retention.Wire(e) }),
+		"IngestFunction":     wire("IngestFunction", func(e platform.Env) any { return ingest.Wire(e) }),
+		"SchedulerFunction":  wire("SchedulerFunction", func(e platform.Env) any { return scheduler.Wire(e) }),
+		"InvitesFunction":    wire("InvitesFunction", func(e platform.Env) any { return invites.Wire(e, d.Mailer) }),
+		"AgentsFunction":     wire("AgentsFunction", func(e platform.Env) any { return agents.Wire(e) }),
+		"CreditsFunction":    wire("CreditsFunction", func(e platform.Env) any { return credits.Wire(e) }),
+		"TeamsFunction":      wire("TeamsFunction", func(e platform.Env) any { return teams.Wire(e) }),
+		"MembersFunction":    wire("MembersFunction", func(e platform.Env) any { return members.Wire(e) }),
+		"TagsFunction":       wire("TagsFunction", func(e platform.Env) any { return tags.Wire(e) }),
+		"AgentDataFunction":  wire("AgentDataFunction", func(e platform.Env) any { return agentdata.Wire(e) }),
+		"ChatsFunction":      wire("ChatsFunction", func(e platform.Env) any { return agentdata.WireChats(e) }),
 	}
 }

@@ -17,56 +17,77 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// How long storage may take before a request gives up on it. A request must
+// Bounds are how long storage may take before a request gives up on it: an
+// attempt of a call (a hung connection is cut), and a call with its retries
+// and their back-off.
+type Bounds struct {
+	Attempt, Call time.Duration
+}
+
+// ProductionBounds are every client's (ClientFromConfig). A request must
 // answer 503 within 3 seconds when the table cannot be reached or keeps
-// throttling, never run into its Lambda timeout: so each attempt of a call
-// has AttemptTimeout (a hung connection is cut), and each call, its retries
-// and their back-off included, has CallBudget. DynamoDB answers in
+// throttling, never run into its Lambda timeout. DynamoDB answers in
 // milliseconds; these bounds only ever bite on a failing dependency.
+var ProductionBounds = Bounds{Attempt: 1500 * time.Millisecond, Call: 2 * time.Second}
+
+// maxAttempts and maxBackoff let a throttled call try three times within
+// its budget.
 const (
-	AttemptTimeout = 1500 * time.Millisecond
-	CallBudget     = 2 * time.Second
-	// maxAttempts and maxBackoff let a throttled call try three times
-	// within its budget.
 	maxAttempts = 3
 	maxBackoff  = 300 * time.Millisecond
 )
 
 // resilient is the client option every DynamoDB client of the service gets
-// (ClientFromConfig): a per-attempt timeout on its HTTP client, bounded
-// retries, a budget per call, and errors that mean "unavailable" turned into
-// workspace.ErrStorageUnavailable (the 503 every layer understands) while
-// keeping the SDK's error in the chain for the code that inspects it.
+// (ClientFromConfig): ProductionBounds, bounded retries, and errors that mean
+// "unavailable" turned into workspace.ErrStorageUnavailable (the 503 every
+// layer understands) while keeping the SDK's error in the chain for the code
+// that inspects it. It also counts each attempt in the request's round trips
+// (package roundtrip), for the request log.
 func resilient(o *dynamodb.Options) {
-	o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(AttemptTimeout)
 	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = maxAttempts
 		so.MaxBackoff = maxBackoff
 	})
+	WithBounds(ProductionBounds)(o)
 	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-		// After the retry middleware: one count per attempt on the wire,
-		// for the request's log line.
+		// After the retry middleware: one count per attempt on the wire.
 		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("CountRequestRoundTrips",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
 				middleware.FinalizeOutput, middleware.Metadata, error) {
 				roundtrip.Add(ctx)
 				return next.HandleFinalize(ctx, in)
 			}), middleware.After)
-	}, func(s *middleware.Stack) error {
-		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("StorageBudget",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
-				middleware.InitializeOutput, middleware.Metadata, error) {
-				callCtx, cancel := context.WithTimeout(ctx, CallBudget)
-				defer cancel()
-				out, md, err := next.HandleInitialize(callCtx, in)
-				if err != nil && ctx.Err() == nil && unavailable(err) {
-					slog.WarnContext(ctx, "DynamoDB unavailable", "operation", middleware.GetOperationName(ctx), "error", err)
-					err = &unavailableError{cause: err}
-				}
-				return out, md, err
-			}), middleware.Before)
 	})
 }
+
+// WithBounds returns a client option that bounds its attempts and calls by
+// b, in place of the bounds it had. Only tests against DynamoDB Local relax
+// them: it queues transactions on one item that DynamoDB would cancel, so
+// under load a legitimate wait there can outlast ProductionBounds.
+func WithBounds(b Bounds) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(b.Attempt)
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			_, _ = s.Initialize.Remove(storageBudgetID)
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc(storageBudgetID,
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+					middleware.InitializeOutput, middleware.Metadata, error) {
+					callCtx, cancel := context.WithTimeout(ctx, b.Call)
+					defer cancel()
+					out, md, err := next.HandleInitialize(callCtx, in)
+					if err != nil && ctx.Err() == nil && unavailable(err) {
+						slog.WarnContext(ctx, "DynamoDB unavailable", "operation", middleware.GetOperationName(ctx), "error", err)
+						err = &unavailableError{cause: err}
+					}
+					return out, md, err
+				}), middleware.Before)
+		})
+	}
+}
+
+// storageBudgetID names the middleware that bounds a call and classifies
+// its failure.
+const storageBudgetID = "StorageBudget"
 
 // unavailable reports whether err means the table could not serve the call
 // now (throttling, a 5xx, a timeout, a refused or broken connection, the

@@ -47,6 +47,20 @@ func (s SES) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
+// Sender sends one message.
+type Sender interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// FromConfig returns the invitation mailer of a function: SES from the
+// sender from, or, without one (sam local, tests), a Recorder that logs.
+func FromConfig(cfg aws.Config, from string) Sender {
+	if from == "" {
+		return &Recorder{}
+	}
+	return SES{Client: sesv2.NewFromConfig(cfg), From: from}
+}
+
 // MaxRecorded is how many messages a Recorder keeps: the newest ones. A
 // runner left going for days must not grow without bound.
 const MaxRecorded = 1000

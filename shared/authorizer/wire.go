@@ -1,0 +1,9 @@
+package authorizer
+
+import (
+	"github.com/agentplatform/workspaceapi/shared/platform"
+)
+
+// Wire is the function's one wiring: its main and the local stack both
+// build its handler here, from what every function is built from.
+func Wire(env platform.Env) Handler { return New(env.Store, env.Clock) }

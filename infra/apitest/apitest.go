@@ -122,7 +122,7 @@ func DemoFixture(t testing.TB) string {
 	return string(demo)
 }
 
-// New starts an Env whose table holds fixtureJSON (decisions §8 format).
+// New starts an Env whose table holds fixtureJSON (docs/fixture-format.md).
 func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	t.Helper()
 	var o Options

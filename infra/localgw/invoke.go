@@ -223,7 +223,7 @@ func loopbackOrigin(origin string) bool {
 }
 
 // localError is an error of the /_local endpoints: {"error": msg}, never
-// cached, as every answer of the API (decisions §11).
+// cached, as every answer of the API (docs/bounds.md, Caching).
 func localError(status int, msg string) *response {
 	body, _ := json.Marshal(map[string]string{"error": msg}) // a map of strings always marshals
 	res := &response{status: status, header: http.Header{}, body: body}

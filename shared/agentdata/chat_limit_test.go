@@ -32,7 +32,7 @@ func (s servedChat) Chat(context.Context, string, string, string) (workspace.Cha
 	return s.chat, nil
 }
 
-// Decisions §12: the largest chat the service returns is at least 20 MB of
+// docs/agent-data.md: the largest chat the service returns is at least 20 MB of
 // JSON. The chat function answers a 20 MB chat of prose, tool calls and tool
 // results within Lambda's 6 MB, gzipped, and redacted.
 func TestAChatOf20MBIsServedWithinLambdasLimit(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Bounds of the diary's year parameter (month is 1–12 by the spec).
+// Bounds of the diary's year parameter (month is 1–12; docs/agent-data.md, Diary).
 const (
 	minDiaryYear = 1970
 	maxDiaryYear = 9999

@@ -20,7 +20,7 @@ type Resource struct {
 }
 
 // Overview is an agent's credit standing in the current UTC day and month
-// (decisions §5).
+// (docs/endpoints.md, Agents).
 type Overview struct {
 	httpapi.AgentState
 	DailyCreditLimit          *float64 `json:"dailyCreditLimit"`

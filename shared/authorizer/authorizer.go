@@ -82,7 +82,7 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 }
 
 // authorizationHeader returns the request's one Authorization value, and
-// false when it has more than one (decisions §11: repeated credentials get
+// false when it has more than one (docs/bounds.md: repeated credentials get
 // 401). A REQUEST authorizer's event carries headers twice: Headers, the last
 // value of each name, and MultiValueHeaders, all of them; either may spell
 // the name in any case, and differently spelled names count together, so

@@ -67,7 +67,7 @@ func UseJSONLogs() {
 }
 
 // NewLogHandler returns the functions' JSON log handler, writing to w. No log
-// line may contain key-shaped text (decisions §11), whatever a request put in a
+// line may contain key-shaped text (docs/bounds.md), whatever a request put in a
 // path, a field or a value that ends up logged, so the handler redacts it
 // (workspace.RedactKeys) from the message, every attribute key and group
 // name, every string, error and other value, at any depth of groups.

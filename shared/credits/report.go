@@ -7,7 +7,8 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// reportResponse is the body of GET /workspaceapi/credits (decisions §4).
+// reportResponse is the body of GET /workspaceapi/credits
+// (docs/credit-rules.md, The credits report).
 type reportResponse struct {
 	Month                   string      `json:"month"`
 	TotalCredits            float64     `json:"totalCredits"`

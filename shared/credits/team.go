@@ -12,8 +12,8 @@ type teamLimitRequest struct {
 	MonthlyCreditLimit workspace.Nullable[float64] `json:"monthlyCreditLimit"`
 }
 
-// teamLimitResponse is its answer: the team credit-limit result of the
-// spec, and whether the team's agents are paused now.
+// teamLimitResponse is its answer: the team credit-limit result
+// (docs/endpoints.md, Credits), and whether the team's agents are paused now.
 type teamLimitResponse struct {
 	ID                 string   `json:"id"`
 	Name               string   `json:"name"`

@@ -8,7 +8,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Bounds of GET /workspaceapi/agents/{agentId}/usage (decisions §12).
+// Bounds of GET /workspaceapi/agents/{agentId}/usage (docs/endpoints.md).
 const (
 	minDays     = 1
 	maxDays     = 366

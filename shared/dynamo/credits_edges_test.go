@@ -11,7 +11,7 @@ import (
 // Usage of a new day that reaches the daily limit before the 00:00 scheduler
 // run is absorbed by the stale stop of the previous day (Escalate keeps the
 // stored state, same rank); the scheduler then resumes the agent blindly,
-// leaving it running with today's usage at its daily limit (decisions §6:
+// leaving it running with today's usage at its daily limit (docs/credit-rules.md:
 // stopped once today's usage reaches its effective daily limit).
 func TestSchedulerDoesNotResumeAnAgentWhoseNewDayUsageReachedItsLimit(t *testing.T) {
 	ctx := context.Background()
@@ -45,7 +45,7 @@ func TestLastActivityNeverMovesBackwards(t *testing.T) {
 // Team usage is summed over its shards in float64 (0.1 + 0.7 =
 // 0.7999999999999999), so a team whose usage reaches its limit exactly is not
 // paused when the usage landed in different shards (ev1 -> shard 1, ev2 ->
-// shard 0). Decisions §6: paused once its month usage reaches the limit.
+// shard 0). docs/credit-rules.md: paused once its month usage reaches the limit.
 func TestATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
 	w := newCreditWorld(t)
 	if _, err := w.store.SetTeamLimit(context.Background(), "ws1", "t1", lim(0.8), noon); err != nil {

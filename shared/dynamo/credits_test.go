@@ -97,7 +97,7 @@ func (w *creditWorld) wantState(agent string, now time.Time, want workspace.Agen
 	}
 }
 
-// The rows of the specification's transition table, and decisions §6.
+// The running states of docs/credit-rules.md.
 func TestUsageReachingALimitStopsOrPausesInTheSameCall(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -57,7 +57,7 @@ func DecodeIDs(r *http.Request) ([]string, error) {
 	return UniqueIDs(req.IDs)
 }
 
-// BatchItem is the result for one id of a batch write (decisions §3).
+// BatchItem is the result for one id of a batch write (docs/batches.md).
 type BatchItem struct {
 	ID        string    `json:"id"`
 	Success   bool      `json:"success"`

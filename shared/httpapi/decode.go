@@ -21,7 +21,7 @@ const MaxBodyBytes = 256 << 10
 // Decode reads r's body as one JSON object into dst, a pointer to a struct.
 // A Content-Type other than application/json (parameters allowed, a charset
 // only if UTF-8) is a KindUnsupportedMedia error, found before the body is
-// read; a body without one is read as JSON (decisions §11). A body over
+// read; a body without one is read as JSON (docs/bounds.md). A body over
 // MaxBodyBytes is a KindTooLarge error. The rest is DecodeBytes.
 func Decode(r *http.Request, dst any) error {
 	for _, ct := range r.Header.Values("Content-Type") { // every one, if repeated

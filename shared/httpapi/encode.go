@@ -21,7 +21,7 @@ func JSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(withoutKeys(body))
 }
 
-// withoutKeys is the last guard of decisions §11: no response body carries
+// withoutKeys is the last guard of docs/bounds.md: no response body carries
 // key-shaped text, whatever a request or a stored value put there. Every
 // path that stores caller text refuses keys first, so this only fires on a
 // gap, which it logs (without the key).

@@ -32,7 +32,7 @@ type ErrorBody struct {
 // status and message; anything else is logged with the request's context and
 // answered 500 with a generic message, so internals never reach the client.
 // Being the one writer of errors, it is also the last safety net against
-// echoing a key (decisions §11): key-shaped text is redacted from the message
+// echoing a key (docs/bounds.md): key-shaped text is redacted from the message
 // and from what it logs, whatever put it there.
 //
 // A 503 (a dependency failed or kept losing races) tells the client when to

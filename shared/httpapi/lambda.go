@@ -21,7 +21,7 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 // aws-lambda-go-api-proxy. The gateway event's request context (with the
 // authorizer's) reaches the handler through the request's context. Every
 // response it writes, errors and 204 included, carries Cache-Control:
-// no-store (decisions §11): answers are per key and change with every write.
+// no-store (docs/bounds.md): answers are per key and change with every write.
 // Every response is then fitted to Lambda's payload limit (fitResponse),
 // and logged as one line (logRequest).
 func Lambda(h http.Handler) ProxyHandler {

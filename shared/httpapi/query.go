@@ -101,7 +101,7 @@ func QueryMonth(r *http.Request, name string) (month time.Time, set bool, err er
 // monthLayout is how a month is written in a query: "2026-11".
 const monthLayout = "2006-01"
 
-// Paging of the paged lists (agents, members; decisions §4): limit from 1 to
+// Paging of the paged lists (agents, members; docs/endpoints.md): limit from 1 to
 // MaxPageLimit, DefaultPageLimit when absent.
 const (
 	DefaultPageLimit = 100

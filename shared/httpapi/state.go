@@ -2,7 +2,7 @@ package httpapi
 
 import "github.com/agentplatform/workspaceapi/shared/workspace"
 
-// AgentState is an agent's running state on the wire (decisions §5): the
+// AgentState is an agent's running state on the wire (docs/credit-rules.md): the
 // overview's, the credits report's and a batch result's impact.
 type AgentState struct {
 	// Status is running, stopped or paused.

@@ -11,7 +11,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// The ingest event types (decisions §9).
+// The ingest event types (docs/ingest-events.md).
 const (
 	TypeCreditsUsed    = "credits.used"
 	TypeChatMessage    = "chat.message"
@@ -69,7 +69,7 @@ type MetricRecord struct {
 	RecordID   string
 	OccurredAt time.Time
 	// Value is nil for a record without a value (it counts, but carries no
-	// figure: decisions §10).
+	// figure: docs/agent-data.md, Key metrics).
 	Value *float64
 	Ref   string
 	Note  string
@@ -151,7 +151,7 @@ type wireRecord struct {
 	Note       string                      `json:"note"`
 }
 
-// Parse decodes and validates one ingest event (decisions §9), without
+// Parse decodes and validates one ingest event (docs/ingest-events.md), without
 // looking at storage or the clock: the body must be one JSON object whose
 // members are exactly the fields of its type (an unknown field is an error
 // naming it; null only for a metric record's value), ids are plausible

@@ -1,13 +1,14 @@
 // Package ingest is the SQS-fed function that brings the platform's events
-// into the service (decisions §9): credit usage, chat messages, diary entries
-// and key-metric records. Each SQS message body is one event. A batch's valid
-// usage events are applied together, exactly once each, and settle the
-// agents' and teams' running states; every record that cannot be applied is
-// named in the answer's batchItemFailures, so the queue delivers it again and
-// finally moves it to the dead-letter queue, and nothing is dropped silently.
+// into the service (docs/ingest-events.md): credit usage, chat messages,
+// diary entries and key-metric records. Each SQS message body is one event.
+// A batch's valid usage events are applied together, exactly once each, and
+// settle the agents' and teams' running states; every record that cannot be
+// applied is named in the answer's batchItemFailures, so the queue delivers
+// it again and finally moves it to the dead-letter queue, and nothing is
+// dropped silently.
 //
-// The fixture loader (decisions §8) applies its events through Applier, which
-// runs exactly the code the function runs.
+// The fixture loader (docs/fixture-format.md) applies its events through
+// Applier, which runs exactly the code the function runs.
 package ingest
 
 import (
@@ -192,7 +193,7 @@ func logTransition(ctx context.Context, tr workspace.Transition) {
 
 // Applier applies single events through exactly the code path of the
 // function (decode, validate, apply); the fixture loader uses it for a
-// fixture's events (decisions §8).
+// fixture's events (docs/fixture-format.md).
 type Applier struct {
 	in *ingester
 }

@@ -330,8 +330,9 @@ func TestIngestFunctionThroughTheLocalGateway(t *testing.T) {
 	}
 }
 
-// Fixture events enter through the ingest function's code path (decisions
-// §8): usage reaching a daily limit stops the agent as the function would.
+// Fixture events enter through the ingest function's code path
+// (docs/fixture-format.md): usage reaching a daily limit stops the agent as
+// the function would.
 func TestFixtureEventsGoThroughTheIngestPath(t *testing.T) {
 	now := apitest.Start
 	env := apitest.New(t, testFixture(usage("fx1", "ag_daily", 2, now.Add(-time.Hour))+", "+usage("fx2", "ag_daily", 3, now)))

@@ -7,7 +7,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Paging of GET /workspaceapi/invites (decisions §4).
+// Paging of GET /workspaceapi/invites (docs/endpoints.md).
 const (
 	minPage = 1
 	maxPage = 1000

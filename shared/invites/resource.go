@@ -6,9 +6,9 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Resource is the Invitation resource of the API (the specification's
-// "Invitation"), the one wire form of an invitation: responses carry it, and
-// fixtures give invitations in it. Timestamps are workspace.TimeFormat.
+// Resource is the Invitation resource of the API (docs/endpoints.md, The
+// invitation resource), the one wire form of an invitation: responses carry
+// it, and fixtures give invitations in it. Timestamps are workspace.TimeFormat.
 type Resource struct {
 	ID                string       `json:"id"`
 	Type              string       `json:"type"`

@@ -135,7 +135,7 @@ type options struct{ rejectNull bool }
 // RejectNull makes JSON null a WrongType error for every target except a
 // NullableTarget (not a pointer to one), an interface (which holds any JSON
 // value, null among them) and raw JSON (jsontext.Value,
-// encoding/json.RawMessage). Request bodies use it (decisions §11: null only
+// encoding/json.RawMessage). Request bodies use it (docs/bounds.md: null only
 // where a field is documented as nullable). Without it, null sets its target
 // to the zero value, as encoding/json/v2 does.
 func RejectNull() Option { return func(o *options) { o.rejectNull = true } }

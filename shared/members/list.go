@@ -7,7 +7,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Resource is a member as GET /workspaceapi/members lists it (decisions §4).
+// Resource is a member as GET /workspaceapi/members lists it (docs/endpoints.md).
 type Resource struct {
 	ID       string     `json:"id"`
 	Email    string     `json:"email"`

@@ -1,9 +1,9 @@
 // Package scheduler is the function EventBridge runs at 00:00 UTC every day
-// (decisions §6): it resumes the agents and teams that a new UTC day or month
-// frees. "Now" is the scheduled event's time, not the clock at the moment it
-// runs, so that a delayed or retried run decides as the scheduled one would;
-// the store's resumes are conditioned on what they resume, so running twice
-// changes nothing more and a run after missed days catches up.
+// (docs/credit-rules.md): it resumes the agents and teams that a new UTC day
+// or month frees. "Now" is the scheduled event's time, not the clock at the
+// moment it runs, so that a delayed or retried run decides as the scheduled
+// one would; the store's resumes are conditioned on what they resume, so
+// running twice changes nothing more and a run after missed days catches up.
 package scheduler
 
 import (

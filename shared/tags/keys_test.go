@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Decisions §11: no response
+// docs/bounds.md: no response
 // body contains key-shaped text (wk_ followed by key characters), whatever
 // the request put in a value. A key-shaped tag is stored and echoed back in
 // the batch result (and in every later read of the entity).

@@ -7,7 +7,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// tagsRequest is the body of every tag write (decisions §4). Tags is a
+// tagsRequest is the body of every tag write (docs/endpoints.md). Tags is a
 // pointer so that a missing list is told from an empty one; mode is one so
 // that an empty string is told from an omitted one.
 type tagsRequest struct {
@@ -16,7 +16,7 @@ type tagsRequest struct {
 	Mode *string   `json:"mode"`
 }
 
-// appliedTags is the applied value of a tag result (decisions §10).
+// appliedTags is the applied value of a tag result (docs/batches.md).
 type appliedTags struct {
 	Tags []string `json:"tags"`
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Decisions §11: no response
+// docs/bounds.md: no response
 // body contains key-shaped text. A key-shaped team name is stored and echoed
 // in the 201 (and in every later team read).
 func TestAKeyShapedTeamNameIsNeverEchoed(t *testing.T) {

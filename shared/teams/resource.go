@@ -13,7 +13,8 @@ type Summary struct {
 	CreatedAt          string   `json:"createdAt"`
 }
 
-// Resource is a team as GET /workspaceapi/teams/{teamId} shows it (decisions §4).
+// Resource is a team as GET /workspaceapi/teams/{teamId} shows it
+// (docs/endpoints.md).
 type Resource struct {
 	ID                 string       `json:"id"`
 	Name               string       `json:"name"`

@@ -2,7 +2,7 @@ package workspace
 
 import "time"
 
-// AgentDiscoverability says who may newly connect to an agent (decisions §5).
+// AgentDiscoverability says who may newly connect to an agent (docs/endpoints.md).
 const (
 	// DiscoverabilityWorkspace: anyone in the workspace may connect.
 	DiscoverabilityWorkspace = "workspace"
@@ -80,7 +80,7 @@ type PromotionRequest struct {
 }
 
 // ErrPrivateAgent is the 403 of every per-agent GET on a restricted or
-// personal agent except its promotion requests (spec, decisions §2).
+// personal agent except its promotion requests (docs/agent-data.md).
 var ErrPrivateAgent = Forbidden("this agent is restricted or personal: its data cannot be read through the API")
 
 // AgentInScope returns ErrAgentNotFound when a team-scoped caller's key

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Bounds of agent data that decisions §11 leaves to the service (documented in
-// the OpenAPI document): larger than MaxStringLength where the text is the
+// Bounds of agent data (docs/bounds.md, Agent data; also in the OpenAPI
+// document): larger than MaxStringLength where the text is the
 // point of the field.
 const (
 	// MaxDiaryDetailsLength bounds a diary entry's details (characters).
@@ -25,7 +25,7 @@ const (
 	MaxChatBytes = 64 << 20
 )
 
-// Message formats (decisions §5): how a message's body is to be read.
+// Message formats (docs/agent-data.md, Chats): how a message's body is to be read.
 const (
 	FormatAnthropic = "anthropic"
 	FormatOpenAI    = "openai"
@@ -81,7 +81,7 @@ type Chat struct {
 }
 
 // LastActivity is the time of the newest message, or the creation time when
-// there is none (decisions §10).
+// there is none (docs/agent-data.md, Chats).
 func (c Chat) LastActivity() time.Time {
 	last := c.CreatedDate
 	for _, m := range c.Messages {

@@ -11,7 +11,7 @@ import (
 // Scope is a permission an API key carries.
 type Scope string
 
-// The scopes of decisions §2: GET needs read; POST, PUT, PATCH and DELETE need
+// The scopes (docs/api-rules.md): GET needs read; POST, PUT, PATCH and DELETE need
 // write, except POST and DELETE on /workspaceapi/invites, which need invite.
 const (
 	ScopeRead   Scope = "read"

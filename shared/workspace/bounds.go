@@ -1,6 +1,6 @@
 package workspace
 
-// Bounds every request is held to before anything is read (decisions §11).
+// Bounds every request is held to before anything is read (docs/bounds.md).
 const (
 	// MaxIDLength is the longest id any entity has. A longer id, in a path or
 	// a body, is treated as one that does not exist: never read, never a

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Chat redaction (decisions §5, §10). Messages are stored in their native
+// Chat redaction (docs/agent-data.md). Messages are stored in their native
 // form; what leaves the service is redacted: the value of a credential-named
 // field becomes RedactedValue (a whole object or array included), a
 // key-shaped token inside any other string is replaced by RedactedValue, and
@@ -28,7 +28,7 @@ const RedactedValue = "[REDACTED]"
 // deeper, a string's key-shaped tokens are still replaced.
 const maxNestedJSON = 8
 
-// keyShaped matches the key-shaped tokens decisions §5 lists, and the like.
+// keyShaped matches the key-shaped tokens docs/agent-data.md lists, and the like.
 // A Bearer credential keeps its scheme word. Tokens with a fixed prefix may
 // follow any character but a letter or digit (group 1 holds it), so one
 // glued to a name by '_' (OPENAI_API_KEY_sk-...) is found too.
@@ -64,7 +64,7 @@ var (
 )
 
 // IsCredentialName reports whether a field of this name holds a credential:
-// names match in any case, with '-', '_' or camelCase (decisions §10).
+// names match in any case, with '-', '_' or camelCase (docs/agent-data.md).
 func IsCredentialName(name string) bool {
 	return isCredential(normalName(name))
 }

@@ -3,7 +3,7 @@ package workspace
 import "slices"
 
 // DiscoverableTo reports whether agent from may newly connect to target by
-// target's agentDiscoverability (decisions §5): workspace, anyone; team, only
+// target's agentDiscoverability (docs/agent-data.md): workspace, anyone; team, only
 // an agent of target's own team (an agent without a team is in no team, so a
 // team-discoverable agent without one is discoverable to nobody); none,
 // nobody.
@@ -17,7 +17,7 @@ func DiscoverableTo(target, from Agent) bool {
 	return false
 }
 
-// Connections are an agent's connected agents (decisions §5, §10).
+// Connections are an agent's connected agents (docs/agent-data.md).
 type Connections struct {
 	Outbound, Inbound, Available []Agent
 }

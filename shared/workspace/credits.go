@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Agent running statuses (decisions §5, §6).
+// Agent running statuses (docs/credit-rules.md).
 const (
 	StatusRunning = "running"
 	StatusStopped = "stopped"
@@ -75,7 +75,7 @@ func reached(usage float64, limit *float64) bool { return limit != nil && usage 
 func (p CreditPosition) TeamPaused() bool { return reached(p.TeamMonth, p.TeamLimit) }
 
 // State is the running state the position calls for, the most lasting
-// reason first (decisions §6).
+// reason first (docs/credit-rules.md).
 func (p CreditPosition) State() AgentState {
 	switch {
 	case p.TeamPaused():
@@ -144,7 +144,7 @@ type AgentCredit struct {
 	Position CreditPosition
 	// Own is the agent's stored own state: running, or stopped by its daily
 	// or monthly limit. It changes only through usage, limit changes, resets
-	// and scheduler runs (decisions §10), so a new day does not resume an
+	// and scheduler runs (docs/credit-rules.md), so a new day does not resume an
 	// agent before the scheduler has run.
 	Own AgentState
 	// TeamPaused is the stored paused flag of the agent's team.

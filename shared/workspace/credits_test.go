@@ -15,7 +15,7 @@ var (
 	pausedTeam     = workspace.AgentState{Status: "paused", Reason: "team_limit"}
 )
 
-// The transition table of the specification and the rules of decisions §6.
+// The running states of docs/credit-rules.md.
 func TestCreditLimitsHoldAgentsBack(t *testing.T) {
 	tests := []struct {
 		name string

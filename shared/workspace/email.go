@@ -5,12 +5,13 @@ import "strings"
 // MaxEmailLength is the longest e-mail address accepted, in characters.
 const MaxEmailLength = 254
 
-// ValidateEmail returns a KindInvalid error unless s matches the specification's
-// e-mail pattern taken literally: ASCII only, no trimming, a local part of letters,
-// digits and _ ' + - . with no leading dot, no two consecutive dots and a last
-// character that is a letter, digit, _, + or -; a domain of at least two
-// dot-separated labels, each starting with a letter or digit and made of letters,
-// digits and hyphens, the last of letters only and at least two long.
+// ValidateEmail returns a KindInvalid error unless s matches the e-mail pattern
+// of docs/endpoints.md (E-mail addresses) taken literally: ASCII only, no
+// trimming, a local part of letters, digits and _ ' + - . with no leading dot,
+// no two consecutive dots and a last character that is a letter, digit, _, +
+// or -; a domain of at least two dot-separated labels, each starting with a
+// letter or digit and made of letters, digits and hyphens, the last of letters
+// only and at least two long.
 func ValidateEmail(s string) error {
 	if s == "" {
 		return Invalid("email is required")

@@ -123,5 +123,5 @@ func MessageOf(err error) string {
 var ErrTeamLimitUnsettled = Unavailable("the limit was set, but whether the team is paused could not be settled while other requests changed it; send the same request again")
 
 // ErrTeamSettingsOff is the 400 of every team endpoint while the workspace
-// has team settings off (decisions §4).
+// has team settings off (docs/endpoints.md, Teams).
 var ErrTeamSettingsOff = Invalid("team settings are not enabled for this workspace")

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Invitation types (decisions §5).
+// Invitation types (docs/endpoints.md).
 const (
 	InviteTypeWorkspace  = "workspace"
 	InviteTypeAgentGuest = "agent_guest"
@@ -23,12 +23,12 @@ const (
 	MinInviteDays     = 1
 	MaxInviteDays     = 90
 	DefaultInviteDays = 7
-	// MaxInviteTeams bounds the teams one invitation names (decisions §11).
+	// MaxInviteTeams bounds the teams one invitation names (docs/bounds.md).
 	MaxInviteTeams = 100
 )
 
 // DefaultInviteRetention is how long an expired invitation stays listed
-// after its expiry before it and its e-mail claim are removed (decisions §11);
+// after its expiry before it and its e-mail claim are removed (docs/bounds.md);
 // deployments set their own with the InviteRetentionDays parameter.
 const DefaultInviteRetention = 180 * 24 * time.Hour
 
@@ -108,7 +108,7 @@ func (r InviteRequest) Validate() error {
 	if ContainsKey(*r.Email) {
 		// The pattern allows wk_ in a local part, but the address would be
 		// stored, listed, mailed and logged: no key-shaped text may be
-		// (decisions §11), and this is most likely a key pasted by mistake.
+		// (docs/bounds.md), and this is most likely a key pasted by mistake.
 		return Invalid("email looks like it holds an API key (not shown); keys go only in the Authorization header")
 	}
 	if r.Role == nil {

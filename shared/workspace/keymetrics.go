@@ -2,7 +2,7 @@ package workspace
 
 import "time"
 
-// Bounds of GET .../key-metrics (spec; decisions §4).
+// Bounds of GET .../key-metrics (docs/agent-data.md).
 const (
 	MinMetricDays     = 1
 	MaxMetricDays     = 365
@@ -13,7 +13,7 @@ const (
 // Day is the length of a UTC calendar day.
 const Day = 24 * time.Hour
 
-// Period is a half-open interval of time, [Start, End) (decisions §10).
+// Period is a half-open interval of time, [Start, End) (docs/agent-data.md).
 type Period struct {
 	Start, End time.Time
 }
@@ -38,7 +38,7 @@ type MetricPeriodQuery struct {
 	EndDate   *time.Time
 }
 
-// MetricPeriod resolves a request's period at now (decisions §10): endDate
+// MetricPeriod resolves a request's period at now (docs/agent-data.md): endDate
 // defaults to now; startDate, when given, fixes the start (days is then
 // ignored); otherwise the period is days × 24 h (default 30) ending at
 // endDate. A start after the end is a KindInvalid error; a start equal to the
@@ -137,9 +137,9 @@ func (t *MetricTotals) AddRecord(r MetricRecord) {
 	}
 }
 
-// Aggregate is the metric's figure for totals under aggregation (decisions
-// §5): the sum, or the average, of the values; nil when no record carries a
-// value. An unknown aggregation reads as average.
+// Aggregate is the metric's figure for totals under aggregation
+// (docs/agent-data.md): the sum, or the average, of the values; nil when no
+// record carries a value. An unknown aggregation reads as average.
 func Aggregate(aggregation string, t MetricTotals) *float64 {
 	if t.ValueCount == 0 {
 		return nil
@@ -170,7 +170,7 @@ type KeyMetricsReport struct {
 	AgentName string
 	Period    Period
 	Metrics   []MetricFigures
-	// ItemsRead is how many stored items the report cost (for the budget
-	// of decisions' issue 8: O(days), not O(records)).
+	// ItemsRead is how many stored items the report cost (for its budget:
+	// O(days), not O(records)).
 	ItemsRead int
 }

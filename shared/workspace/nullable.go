@@ -3,7 +3,7 @@ package workspace
 // Nullable is a request field that may be omitted, given as null, or given a
 // value of type T, and tells the three apart: the credit limits, where null
 // removes a limit and omitted leaves it unchanged. Null is accepted only where
-// a field is documented as nullable (decisions §11): declaring the field as a
+// a field is documented as nullable (docs/bounds.md): declaring the field as a
 // Nullable is what makes null acceptable to the request decoder (httpapi.Decode,
 // through jsondoc), which decodes the value itself as strictly as any other.
 //

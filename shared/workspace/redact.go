@@ -10,7 +10,7 @@ func isKeyChar(c byte) bool { return isLetter(c) || isDigit(c) }
 
 // ContainsKey reports whether s holds key-shaped text: KeyPrefix followed by
 // at least one key character. Such text never appears in a response body or a
-// log line (decisions §11), whether or not it is a real key.
+// log line (docs/bounds.md), whether or not it is a real key.
 func ContainsKey(s string) bool {
 	for i := strings.Index(s, KeyPrefix); i >= 0; {
 		if j := i + len(KeyPrefix); j < len(s) && isKeyChar(s[j]) {

@@ -9,7 +9,7 @@ import (
 
 // Planted credentials in the shapes an independent review found leaking:
 // plural names, tokens glued to names, JSON inside text, arguments encoded
-// twice, nesting past the walk's depth (decisions §5, §10).
+// twice, nesting past the walk's depth (docs/agent-data.md, Redaction).
 func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 	nest := func(v any, n int) string {
 		b, _ := json.Marshal(v)
@@ -26,7 +26,7 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 		return string(b)
 	}
 	tests := []struct{ name, body, secret string }{
-		// Credential names "and the like" (decisions §5, §10): plural and AWS's own names.
+		// Credential names "and the like" (docs/agent-data.md): plural and AWS's own names.
 		{"api_keys array", `{"input":{"api_keys":["plain-secret-a"]}}`, "plain-secret-a"},
 		{"secrets object", `{"input":{"secrets":{"db":"plain-secret-b"}}}`, "plain-secret-b"},
 		{"tokens array", `{"input":{"tokens":["plain-secret-c"]}}`, "plain-secret-c"},
@@ -52,7 +52,7 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 }
 
 // A period starts no earlier than 1970 (its previous period then always
-// has the same length, decisions §10), and bounds keep milliseconds, as
+// has the same length, docs/agent-data.md), and bounds keep milliseconds, as
 // records' times do.
 func TestMetricPeriodBounds(t *testing.T) {
 	start := time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Tag limits (decisions §10).
+// Tag limits (docs/endpoints.md, Tags).
 const (
 	// MaxTags is the most tags one request may list and one entity may hold.
 	MaxTags = 50
@@ -79,7 +79,7 @@ func NewTagChange(tags []string, mode TagMode) (TagChange, error) {
 			return TagChange{}, Invalid("tags[%d] must be at most %d characters", i, MaxTagLength)
 		}
 		if ContainsKey(t) {
-			// Stored, it would be echoed by every read of the entity (decisions §11).
+			// Stored, it would be echoed by every read of the entity (docs/bounds.md).
 			return TagChange{}, Invalid("tags[%d] looks like an API key; keys go only in the Authorization header", i)
 		}
 	}

@@ -40,14 +40,14 @@ func TeamName(raw string) (string, error) {
 		return "", Invalid("name must be 1 to %d characters after trimming surrounding whitespace", MaxTeamNameLength)
 	}
 	if ContainsKey(name) {
-		// Stored, it would be echoed by every read of the team (decisions §11).
+		// Stored, it would be echoed by every read of the team (docs/bounds.md).
 		return "", Invalid("name looks like an API key; keys go only in the Authorization header")
 	}
 	return name, nil
 }
 
 // TeamNameKey is what makes two team names the same: names compare
-// case-insensitively after trimming (decisions §4).
+// case-insensitively after trimming (docs/endpoints.md, Teams).
 //
 // Each letter is folded to one representative of its case orbit (Unicode
 // simple case folding), so Σ, σ and ς make one key, as A and a do; the key

@@ -26,6 +26,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/infra/stack"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/apispec"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/invites"
@@ -65,7 +66,7 @@ type Env struct {
 	Store *dynamo.Store
 	// FunctionTrips counts the round trips of the endpoint functions,
 	// AuthorizerTrips those of the authorizer.
-	FunctionTrips, AuthorizerTrips *dynamo.RoundTrips
+	FunctionTrips, AuthorizerTrips *tableops.RoundTrips
 	Mail                           *mail.Recorder
 	Clock                          *Clock
 	validator                      *apispec.Validator
@@ -130,7 +131,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 		o = opts[0]
 	}
 	ctx := context.Background()
-	funcTrips, authTrips := &dynamo.RoundTrips{}, &dynamo.RoundTrips{}
+	funcTrips, authTrips := &tableops.RoundTrips{}, &tableops.RoundTrips{}
 	endpoint := dynamolocal.Endpoint(t)
 	if o.OwnDynamoDB {
 		endpoint = dynamolocal.Own(t)
@@ -200,7 +201,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 // client of its own with more(function)'s options, counted in the
 // authorizer's or the functions' round trips. Clients are made once per
 // function, before any request, since a test may make them concurrently.
-func functionStores(t testing.TB, endpoint, table string, funcTrips, authTrips *dynamo.RoundTrips,
+func functionStores(t testing.TB, endpoint, table string, funcTrips, authTrips *tableops.RoundTrips,
 	common []func(*dynamodb.Options), more func(string) []func(*dynamodb.Options)) func(string) *dynamo.Store {
 	var mu sync.Mutex
 	stores := map[string]*dynamo.Store{}

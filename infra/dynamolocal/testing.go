@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 )
 
@@ -50,7 +51,7 @@ func RunTests(m *testing.M) int {
 
 // NewClient returns a DynamoDB client for Endpoint(t) whose round trips rt
 // counts (rt may be nil), with further client options.
-func NewClient(t testing.TB, rt *dynamo.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
+func NewClient(t testing.TB, rt *tableops.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
 	return NewClientAt(t, Endpoint(t), rt, more...)
 }
@@ -72,7 +73,7 @@ func Own(t testing.TB) string {
 var TestBounds = dynamo.Bounds{Attempt: 15 * time.Second, Call: 30 * time.Second}
 
 // NewClientAt is NewClient for the DynamoDB Local at endpoint.
-func NewClientAt(t testing.TB, endpoint string, rt *dynamo.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
+func NewClientAt(t testing.TB, endpoint string, rt *tableops.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
 	// DynamoDB Local queues what DynamoDB would cancel: tests under load
 	// wait longer than the production bounds allow (infra/outage applies
@@ -98,7 +99,7 @@ func NewTable(t testing.TB, client *dynamodb.Client) string {
 	name := "test-" + hex.EncodeToString(b[:])
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := dynamo.CreateTable(ctx, client, name); err != nil {
+	if err := tableops.CreateTable(ctx, client, name); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
 	t.Cleanup(func() {
@@ -108,9 +109,9 @@ func NewTable(t testing.TB, client *dynamodb.Client) string {
 }
 
 // NewStore returns a store over a fresh table and the counter of its round trips.
-func NewStore(t testing.TB) (*dynamo.Store, *dynamo.RoundTrips) {
+func NewStore(t testing.TB) (*dynamo.Store, *tableops.RoundTrips) {
 	t.Helper()
-	rt := &dynamo.RoundTrips{}
+	rt := &tableops.RoundTrips{}
 	client := NewClient(t, rt)
 	return dynamo.New(client, NewTable(t, client)), rt
 }

@@ -31,27 +31,16 @@ const (
 // delivery applied the event; an entity already there means another event
 // stored the same entity: both are success, nothing is written twice.
 func (s *Store) applyEvent(ctx context.Context, ws, agent, eventID, eventType string, now time.Time, items []types.TransactWriteItem) error {
-	notExists, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
-	if err != nil {
-		return err
-	}
-	exists, err := build(expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))))
-	if err != nil {
-		return err
-	}
-	marker, err := marshal(eventItem{keys: keys{PK: eventPK(ws, eventID), SK: skEvent, Entity: typeEvent,
+	marker, err := s.putNew(eventItem{keys: keys{PK: eventPK(ws, eventID), SK: skEvent, Entity: typeEvent,
 		TTL: epoch(now.Add(EventDedupWindow))}, Type: eventType})
 	if err != nil {
 		return err
 	}
-	tx := []types.TransactWriteItem{
-		s.put(marker, notExists),
-		{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: key(wsPK(ws), agentSK(agent)), ConditionExpression: exists.Condition(),
-			ExpressionAttributeNames: exists.Names(),
-		}},
+	agentExists, err := s.check(key(wsPK(ws), agentSK(agent)), expression.AttributeExists(expression.Name(attrPK)))
+	if err != nil {
+		return err
 	}
-	failed, err := s.transact(ctx, append(tx, items...))
+	failed, err := s.transact(ctx, append([]types.TransactWriteItem{marker, agentExists}, items...))
 	switch {
 	case err != nil:
 		return err
@@ -65,11 +54,6 @@ func (s *Store) applyEvent(ctx context.Context, ws, agent, eventID, eventType st
 		return fmt.Errorf("%s transaction: conditions failed on items %v", eventType, failed)
 	}
 	return nil
-}
-
-// notExistsCond is the condition of an item that must be new.
-func notExistsCond() (built, error) {
-	return build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
 }
 
 // PutChatMessage applies a chat.message event exactly once: the chat's
@@ -114,11 +98,7 @@ func (s *Store) PutChatMessage(ctx context.Context, eventID, ws, agent, chatID s
 // an entry already stored with the same time and id is not counted again)
 // and its day's count in its month's summary.
 func (s *Store) PutDiaryEntry(ctx context.Context, eventID, ws string, e workspace.DiaryEntry, now time.Time) error {
-	raw, err := marshal(toDiaryItem(ws, e))
-	if err != nil {
-		return err
-	}
-	cond, err := notExistsCond()
+	entry, err := s.putNew(toDiaryItem(ws, e))
 	if err != nil {
 		return err
 	}
@@ -128,18 +108,14 @@ func (s *Store) PutDiaryEntry(ctx context.Context, eventID, ws string, e workspa
 	if err != nil {
 		return err
 	}
-	return s.applyEvent(ctx, ws, e.AgentID, eventID, "diary.entry", now, []types.TransactWriteItem{s.put(raw, cond), month})
+	return s.applyEvent(ctx, ws, e.AgentID, eventID, "diary.entry", now, []types.TransactWriteItem{entry, month})
 }
 
 // PutMetricRecord applies a metric.recorded event exactly once: the record
 // (new: one already stored with the same time and id is not counted again),
 // its UTC day's summary and the metric's all-time count.
 func (s *Store) PutMetricRecord(ctx context.Context, eventID, ws, agent string, r workspace.MetricRecord, now time.Time) error {
-	raw, err := marshal(toRecordItem(ws, agent, r))
-	if err != nil {
-		return err
-	}
-	cond, err := notExistsCond()
+	record, err := s.putNew(toRecordItem(ws, agent, r))
 	if err != nil {
 		return err
 	}
@@ -159,7 +135,7 @@ func (s *Store) PutMetricRecord(ctx context.Context, eventID, ws, agent string, 
 	if err != nil {
 		return err
 	}
-	return s.applyEvent(ctx, ws, agent, eventID, "metric.recorded", now, []types.TransactWriteItem{s.put(raw, cond), day, total})
+	return s.applyEvent(ctx, ws, agent, eventID, "metric.recorded", now, []types.TransactWriteItem{record, day, total})
 }
 
 // queryItems runs a Query over pk with sort keys in [lo, hi] (inclusive,

@@ -29,7 +29,7 @@ func BenchmarkKeyMetricsRead(b *testing.B) {
 				recs[i] = workspace.MetricRecord{ID: fmt.Sprint("r", i), Metric: "resolved", OccurredAt: p.Start.Add(time.Duration(i) * step), Value: &v}
 			}
 			ctx := context.Background()
-			if err := store.BulkLoadMetricRecords(ctx, "ws1", agent.ID, recs); err != nil {
+			if err := bulkLoadMetricRecords(ctx, store, "ws1", agent.ID, recs); err != nil {
 				b.Fatal(err)
 			}
 			var items int

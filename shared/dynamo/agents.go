@@ -83,7 +83,7 @@ func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.
 		if err != nil {
 			return nil, err
 		}
-		out[a.ID] = sd.credit
+		out[a.ID] = sd.Credit
 	}
 	return out, nil
 }
@@ -158,7 +158,7 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		if err != nil {
 			return workspace.CreditsReport{}, err
 		}
-		line := workspace.AgentCredits{Agent: a, Credit: sd.credit, Today: sd.credit.Position.Today, Month: sd.credit.Position.Month}
+		line := workspace.AgentCredits{Agent: a, Credit: sd.Credit, Today: sd.Credit.Position.Today, Month: sd.Credit.Position.Month}
 		if !current {
 			u, err := loadMonthUsage(found[[2]string{agentDataPK(ws, a.ID), usageSK(month)}])
 			if err != nil {

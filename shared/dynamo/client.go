@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
-
-const defaultTableWait = 2 * time.Minute
 
 // LoadAWSConfig returns the default AWS configuration. With a non-empty
 // endpoint (DynamoDB Local) the region and credentials default to local

@@ -82,6 +82,10 @@ func build(b expression.Builder) (built, error) {
 	return e, nil
 }
 
+// Client returns the store's DynamoDB client, for the tools that operate
+// its table outside the request path (infra/tableops).
+func (s *Store) Client() *dynamodb.Client { return s.db }
+
 // getItem reads the item at k with a strongly consistent GetItem and decodes
 // it into an I; found is false when there is none.
 func getItem[I any](ctx context.Context, s *Store, k item, what string) (it I, found bool, err error) {

@@ -2,18 +2,19 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// This file reads what decides agents' running states (their standings) and
-// writes state changes under the version conditions of keys.go.
+// This file reads the standings the credit rules decide on
+// (workspace/creditrules.go) and writes what they decide: each state change
+// is a new version, conditioned on the version read and on the decision's
+// premises (transact.go), and taken again on fresh figures when it loses a
+// race.
 
 // agentRef names an agent and the team its usage is attributed to.
 type agentRef struct{ ws, agent, team string }
@@ -140,12 +141,12 @@ func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.
 	return &standings{now: now, items: found}, nil
 }
 
-// standing is one agent's standing decoded.
+// standing is one agent's standing decoded: as the credit rules take it,
+// with the version of its state item and its usage as stored (for premises).
 type standing struct {
-	credit workspace.AgentCredit
-	state  agentStateItem
-	usage  monthUsage
-	team   teamStateItem // zero without a team
+	workspace.AgentStanding
+	version int64
+	usage   monthUsage
 }
 
 // standing decodes the standing of agent a (whose limits are a's), reading
@@ -153,10 +154,11 @@ type standing struct {
 func (st *standings) standing(a workspace.Agent, teamUsage bool) (standing, error) {
 	r := refOf(a)
 	var out standing
-	var err error
-	if out.state, err = st.agentState(r); err != nil {
+	state, err := st.agentState(r)
+	if err != nil {
 		return out, err
 	}
+	out.version, out.Period = state.Version, state.Period
 	if out.usage, err = st.usage(r); err != nil {
 		return out, err
 	}
@@ -168,13 +170,14 @@ func (st *standings) standing(a workspace.Agent, teamUsage bool) (standing, erro
 		DailyLimit: a.DailyCreditLimit, DefaultDailyLimit: w.DefaultDailyCreditLimit, MonthlyLimit: a.MonthlyCreditLimit,
 		Today: out.usage.Counted[st.now.UTC().Day()], Month: out.usage.Total,
 	}
+	var team teamStateItem // zero without a team
 	if r.team != "" {
 		t, _, err := decodeAt[teamItem](st, wsPK(r.ws), teamSK(r.team))
 		if err != nil {
 			return out, err
 		}
 		pos.TeamLimit = t.MonthlyCreditLimit
-		if out.team, err = st.teamState(r.ws, r.team); err != nil {
+		if team, err = st.teamState(r.ws, r.team); err != nil {
 			return out, err
 		}
 		if teamUsage {
@@ -183,11 +186,36 @@ func (st *standings) standing(a workspace.Agent, teamUsage bool) (standing, erro
 			}
 		}
 	}
-	out.credit = workspace.AgentCredit{
-		Position: pos, Own: out.state.own(), TeamPaused: out.team.Paused,
-		LastActivityAt: optionalTime(out.state.LastActivityAt),
+	out.Credit = workspace.AgentCredit{
+		Position: pos, Own: state.own(), TeamPaused: team.Paused,
+		LastActivityAt: optionalTime(state.LastActivityAt),
 	}
 	return out, nil
+}
+
+// teamStanding is a team's standing decoded: as the credit rules take it,
+// with its item and the version of its state item.
+type teamStanding struct {
+	workspace.TeamStanding
+	team    teamItem
+	version int64
+}
+
+// team decodes the standing of team (ws, team): its item, its state and its
+// month usage (zero unless the read included its shards).
+func (st *standings) team(ws, team string) (teamStanding, error) {
+	var out teamStanding
+	var err error
+	if out.team, out.Exists, err = decodeAt[teamItem](st, wsPK(ws), teamSK(team)); err != nil {
+		return out, err
+	}
+	state, err := st.teamState(ws, team)
+	if err != nil {
+		return out, err
+	}
+	out.Limit, out.Paused, out.Period, out.version = out.team.MonthlyCreditLimit, state.Paused, state.Period, state.Version
+	out.Used, err = st.teamUsed(ws, team)
+	return out, err
 }
 
 // optionalTime reads a stored timestamp that may be absent (zero time).
@@ -198,43 +226,6 @@ func optionalTime(s string) time.Time {
 	return loadedTime(s)
 }
 
-// errStale reports a state write whose version condition failed: another
-// change came first, and the decision must be taken again on fresh figures.
-var errStale = errors.New("running state changed concurrently")
-
-// maxReevaluations bounds how often one decision is taken again after losing
-// a race; each loss means another writer made progress, so the bound is what
-// a burst of writers racing on one item (a team's limit changes and pauses)
-// can take, not a guess at luck.
-const maxReevaluations = 24
-
-// reevaluationBackoffCap caps the backoff before a decision is taken again
-// (attempt 4: 40 to 80 ms), so the writers that lost a race spread out without
-// stretching a request toward the gateway's 29 s.
-const reevaluationBackoffCap = 4
-
-// pauseBeforeReevaluation waits a jittered moment before attempt n (n > 0) of
-// a decision that lost a race, so racing writers do not collide again in step.
-func pauseBeforeReevaluation(ctx context.Context, attempt int) {
-	if attempt > 0 {
-		backoff(ctx, min(attempt, reevaluationBackoffCap))
-	}
-}
-
-// afterLostRace is what a decision loop does after attempt's write failed
-// with err: nil to decide again on fresh figures (its condition failed),
-// workspace.ErrBusy once it has lost maxReevaluations races in a row, or err
-// itself for a failure that is not a lost race.
-func afterLostRace(err error, attempt int) error {
-	switch {
-	case !errors.Is(err, errStale):
-		return err
-	case attempt >= maxReevaluations:
-		return workspace.ErrBusy
-	}
-	return nil
-}
-
 // versionIs is the condition that the state item still has version v.
 func versionIs(v int64) expression.ConditionBuilder {
 	if v == 0 {
@@ -243,82 +234,52 @@ func versionIs(v int64) expression.ConditionBuilder {
 	return expression.Name(attrVersion).Equal(expression.Value(v))
 }
 
-// agentStateUpdate sets agent r's own state to to (a new version of state v),
-// moving it in or out of the resume index.
-func agentStateUpdate(r agentRef, to workspace.AgentState, now time.Time) expression.UpdateBuilder {
+// agentStateWrite sets agent r's own state to to as a new version of state
+// version, moving it in or out of the resume index: a hold sits there under
+// the period that must end (workspace.HoldPeriod).
+func agentStateWrite(r agentRef, to workspace.AgentState, version int64, now time.Time) write {
 	upd := expression.Set(expression.Name(attrWorkspace), expression.Value(r.ws)).
 		Set(expression.Name(attrAgentID), expression.Value(r.agent)).
 		Set(expression.Name(attrEntity), expression.Value(typeAgentState)).
 		Add(expression.Name(attrVersion), expression.Value(1))
+	w := write{key: key(agentDataPK(r.ws, r.agent), skState), cond: versionIs(version)}
 	if to.IsRunning() {
-		return upd.Set(expression.Name(attrStatus), expression.Value(workspace.StatusRunning)).
+		w.upd = upd.Set(expression.Name(attrStatus), expression.Value(workspace.StatusRunning)).
 			Remove(expression.Name(attrReason)).Remove(expression.Name(attrPeriod)).
 			Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
+		return w
 	}
-	prefix, period := resumeDay, workspace.DayKey(now)
+	prefix, period := resumeDay, workspace.HoldPeriod(to.Reason, now)
 	if to.Reason == workspace.ReasonMonthlyLimit {
-		prefix, period = resumeMonth, workspace.MonthKey(now)
+		prefix = resumeMonth
 	}
 	pk, sk := resumeGSI2(prefix, r.ws, r.agent, period)
-	return upd.Set(expression.Name(attrStatus), expression.Value(to.Status)).
+	w.upd = upd.Set(expression.Name(attrStatus), expression.Value(to.Status)).
 		Set(expression.Name(attrReason), expression.Value(to.Reason)).
 		Set(expression.Name(attrPeriod), expression.Value(period)).
 		Set(expression.Name(attrGSI2PK), expression.Value(pk)).
 		Set(expression.Name(attrGSI2SK), expression.Value(sk))
+	return w
 }
 
-// teamStateUpdate pauses or resumes team (ws, team) as a new version.
-func teamStateUpdate(ws, team string, paused bool, now time.Time) expression.UpdateBuilder {
+// teamStateWrite pauses or resumes team (ws, team) as a new version of state
+// version.
+func teamStateWrite(ws, team string, paused bool, version int64, now time.Time) write {
 	upd := expression.Set(expression.Name(attrWorkspace), expression.Value(ws)).
 		Set(expression.Name(attrTeamID), expression.Value(team)).
 		Set(expression.Name(attrEntity), expression.Value(typeTeamState)).
 		Set(expression.Name(attrPaused), expression.Value(paused)).
 		Add(expression.Name(attrVersion), expression.Value(1))
+	w := write{key: key(teamDataPK(ws, team), skState), cond: versionIs(version)}
 	if !paused {
-		return upd.Remove(expression.Name(attrPeriod)).Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
+		w.upd = upd.Remove(expression.Name(attrPeriod)).Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
+		return w
 	}
-	month := workspace.MonthKey(now)
+	month := workspace.HoldPeriod(workspace.ReasonTeamLimit, now)
 	pk, sk := resumeGSI2(resumeTeam, ws, team, month)
-	return upd.Set(expression.Name(attrPeriod), expression.Value(month)).
+	w.upd = upd.Set(expression.Name(attrPeriod), expression.Value(month)).
 		Set(expression.Name(attrGSI2PK), expression.Value(pk)).Set(expression.Name(attrGSI2SK), expression.Value(sk))
-}
-
-// writeVersioned runs a conditional update of a state item, with checks of
-// the premises its decision was taken on (the limits, the usage), as one
-// transaction (so conflicts are retried like every transaction's) and
-// returns errStale when a condition failed.
-//
-// The checks are needed because a BatchGetItem is not a snapshot: it may
-// return a limit from before a limit change's transaction and the state from
-// after it, and the state's version alone would then let a decision taken on
-// the old limit through.
-func (s *Store) writeVersioned(ctx context.Context, k item, upd expression.UpdateBuilder, cond expression.ConditionBuilder, premises ...premise) error {
-	tx, err := s.update(k, upd, &cond)
-	if err != nil {
-		return err
-	}
-	items := []types.TransactWriteItem{tx}
-	for _, p := range premises {
-		it, err := s.check(p.key, p.cond)
-		if err != nil {
-			return err
-		}
-		items = append(items, it)
-	}
-	failed, err := s.transact(ctx, items)
-	if err != nil {
-		return err
-	}
-	if len(failed) > 0 {
-		return errStale
-	}
-	return nil
-}
-
-// premise is a condition on another item that a write's decision rests on.
-type premise struct {
-	key  item
-	cond expression.ConditionBuilder
+	return w
 }
 
 // limitIs is the condition that a limit attribute holds v (absent or null
@@ -331,32 +292,61 @@ func limitIs(attr string, v *float64) expression.ConditionBuilder {
 	return expression.Name(attr).Equal(expression.Value(*v))
 }
 
-// teamLimitUnchanged checks that team (ws, team) still has limit v.
-func teamLimitUnchanged(ws, team string, v *float64) premise {
-	return premise{key(wsPK(ws), teamSK(team)), limitIs(attrMonthly, v)}
-}
-
-// agentLimitsUnchanged checks that agent a's stored limits are still a's.
-func agentLimitsUnchanged(a workspace.Agent) premise {
-	return premise{key(wsPK(a.WorkspaceID), agentSK(a.ID)),
-		limitIs(attrDaily, a.DailyCreditLimit).And(limitIs(attrMonthly, a.MonthlyCreditLimit))}
-}
-
-// usageReaches checks that agent r's usage, read as u, has not gone below
-// what stopped it in state to (a daily-usage reset lowers today's): a stop
-// decided on a read from before a reset must not land after it. The check
-// compares with the stored decimal, not the float64 the decision used.
-func usageReaches(r agentRef, to workspace.AgentState, u monthUsage, now time.Time) premise {
-	attr := countedAttr(now.UTC().Day())
-	if to.Reason == workspace.ReasonMonthlyLimit {
-		attr = attrTotal
+// agentPremises are the conditions of premises p of a decision on agent a,
+// whose usage this month was read as u. Usage premises compare with the
+// stored decimals, not the float64 the decision used.
+func agentPremises(a workspace.Agent, u monthUsage, p workspace.Premises, now time.Time) []premise {
+	var out []premise
+	if p.AgentLimits {
+		out = append(out, premise{key(wsPK(a.WorkspaceID), agentSK(a.ID)),
+			limitIs(attrDaily, a.DailyCreditLimit).And(limitIs(attrMonthly, a.MonthlyCreditLimit))})
 	}
-	return premise{key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))), u.storedAtLeast(attr)}
+	usage, day := key(agentDataPK(a.WorkspaceID, a.ID), usageSK(workspace.MonthKey(now))), now.UTC().Day()
+	if p.Usage {
+		// Its total and what counts toward today's limit (a daily-usage
+		// reset changes only the latter).
+		out = append(out, premise{usage, u.storedIs(attrTotal).And(u.storedIs(countedAttr(day)))})
+	}
+	switch p.UsageReaches {
+	case workspace.UsageToday:
+		out = append(out, premise{usage, u.storedAtLeast(countedAttr(day))})
+	case workspace.UsageMonth:
+		out = append(out, premise{usage, u.storedAtLeast(attrTotal)})
+	}
+	return out
 }
 
-// settleAgent applies usage's effect to agent a: its own state escalates to
-// what its figures call for. On a lost race it reads the agent's standing
-// again and decides again. It returns the transition it made, if any.
+// teamPremises are the conditions of premises p of a decision on team (ws,
+// team) whose limit was read as limit.
+func teamPremises(ws, team string, limit *float64, p workspace.Premises) []premise {
+	if !p.TeamLimit {
+		return nil
+	}
+	return []premise{{key(wsPK(ws), teamSK(team)), limitIs(attrMonthly, limit)}}
+}
+
+// storedIs is the condition that attribute attr still holds exactly what was
+// read (or is still absent).
+func (u monthUsage) storedIs(attr string) expression.ConditionBuilder {
+	if n, ok := u.stored[attr]; ok {
+		return expression.Name(attr).Equal(expression.Value(n))
+	}
+	return expression.AttributeNotExists(expression.Name(attr))
+}
+
+// storedAtLeast is the condition that attribute attr has not gone below
+// what was read: usage only grows, except through a daily-usage reset.
+func (u monthUsage) storedAtLeast(attr string) expression.ConditionBuilder {
+	if n, ok := u.stored[attr]; ok {
+		return expression.Name(attr).GreaterThanEqual(expression.Value(n))
+	}
+	return expression.AttributeNotExists(expression.Name(attr)).
+		Or(expression.Name(attr).GreaterThanEqual(expression.Value(0)))
+}
+
+// settleAgent applies usage's effect to agent a (workspace.SettleAgent). On
+// a lost race it reads the agent's standing again and decides again. It
+// returns the transition it made, if any.
 func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standings) (*workspace.Transition, error) {
 	r := refOf(a)
 	for attempt := 0; ; attempt++ {
@@ -365,23 +355,13 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 		if err != nil {
 			return nil, err
 		}
-		// A stop whose day or month is over is judged as running: usage of
-		// the new period that reaches a limit stops the agent for it (a new
-		// version, so a scheduler run that read the old usage cannot resume
-		// it), and usage that does not leaves the lifting to the scheduler.
-		from, ended := sd.credit.Own, sd.state.holdEnded(st.now)
-		if ended {
-			from = workspace.Running
-		}
-		to := workspace.Escalate(from, sd.credit.Position.OwnState())
-		if to.IsRunning() || (to == sd.credit.Own && !ended) {
+		ch := workspace.SettleAgent(sd.AgentStanding, st.now)
+		if !ch.Write {
 			return nil, nil
 		}
-		err = s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState),
-			agentStateUpdate(r, to, st.now), versionIs(sd.state.Version),
-			agentLimitsUnchanged(a), usageReaches(r, to, sd.usage, st.now))
+		err = s.writeVersioned(ctx, agentStateWrite(r, ch.To, sd.version, st.now), agentPremises(a, sd.usage, ch.Premises, st.now)...)
 		if err == nil {
-			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: to}, nil
+			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: ch.To}, nil
 		}
 		if err := afterLostRace(err, attempt); err != nil {
 			return nil, fmt.Errorf("settle agent %s: %w", r.agent, err)
@@ -397,32 +377,21 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 	}
 }
 
-// settleTeam pauses team (ws, team) when its month usage has reached its
-// limit: usage never resumes a team. On a lost race it reads again. It
-// returns the transition it made, if any, and whether the team is paused
-// after it.
+// settleTeam applies usage's effect to team (ws, team) (workspace.SettleTeam).
+// On a lost race it reads again. It returns the transition it made, if any,
+// and whether the team is paused after it.
 func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) (*workspace.Transition, bool, error) {
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
-		state, err := st.teamState(ws, team)
+		ts, err := st.team(ws, team)
 		if err != nil {
 			return nil, false, err
 		}
-		// A pause whose month is over is judged as running, as settleAgent
-		// judges a stop whose period is over.
-		t, found, err := decodeAt[teamItem](st, wsPK(ws), teamSK(team))
-		if err != nil || !found || (state.Paused && !state.pauseEnded(st.now)) {
-			return nil, state.Paused, err
+		ch := workspace.SettleTeam(ts.TeamStanding, st.now)
+		if !ch.Write {
+			return nil, ch.Paused, nil
 		}
-		used, err := st.teamUsed(ws, team)
-		if err != nil {
-			return nil, false, err
-		}
-		if !(workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused() {
-			return nil, state.Paused, nil
-		}
-		err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, true, st.now),
-			versionIs(state.Version), teamLimitUnchanged(ws, team, t.MonthlyCreditLimit))
+		err = s.writeVersioned(ctx, teamStateWrite(ws, team, true, ts.version, st.now), teamPremises(ws, team, ts.Limit, ch.Premises)...)
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
 				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, true, nil

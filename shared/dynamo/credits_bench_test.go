@@ -7,18 +7,19 @@ import (
 	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // benchWorkspace writes a workspace of n agents spread over teams of 100
 // into a store of its own DynamoDB Local (large tables slow a shared one).
-func benchWorkspace(b *testing.B, n int) (*dynamo.Store, *dynamo.RoundTrips, []workspace.Agent) {
+func benchWorkspace(b *testing.B, n int) (*dynamo.Store, *tableops.RoundTrips, []workspace.Agent) {
 	b.Helper()
-	rt := &dynamo.RoundTrips{}
+	rt := &tableops.RoundTrips{}
 	client := dynamolocal.NewClientAt(b, dynamolocal.Own(b), rt)
 	store := dynamo.New(client, dynamolocal.NewTable(b, client))
-	snap := dynamo.Snapshot{Workspace: workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, TeamSettingsEnabled: true, DefaultDailyCreditLimit: lim(1e6)}}
+	snap := tableops.Snapshot{Workspace: workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, TeamSettingsEnabled: true, DefaultDailyCreditLimit: lim(1e6)}}
 	for t := 0; t < (n+99)/100; t++ {
 		snap.Teams = append(snap.Teams, workspace.Team{ID: fmt.Sprintf("team%03d", t), Name: fmt.Sprint("Team ", t), MonthlyCreditLimit: lim(1e9)})
 	}
@@ -28,7 +29,7 @@ func benchWorkspace(b *testing.B, n int) (*dynamo.Store, *dynamo.RoundTrips, []w
 			AgentDiscoverability: "workspace", MonthlyCreditLimit: lim(1e9),
 		})
 	}
-	if err := store.PutSnapshot(context.Background(), snap, noon); err != nil {
+	if err := tableops.PutSnapshot(context.Background(), store, snap, noon); err != nil {
 		b.Fatal(err)
 	}
 	return store, rt, snap.Agents

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -36,17 +37,17 @@ var noon = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 // no limits, and a daily limit only through the default... cleared below).
 type creditWorld struct {
 	store *dynamo.Store
-	rt    *dynamo.RoundTrips
+	rt    *tableops.RoundTrips
 	t     *testing.T
 	seq   int
 }
 
 func newCreditWorld(t *testing.T, clientOpts ...func(*dynamodb.Options)) *creditWorld {
 	t.Helper()
-	rt := &dynamo.RoundTrips{}
+	rt := &tableops.RoundTrips{}
 	client := dynamolocal.NewClient(t, rt, clientOpts...)
 	store := dynamo.New(client, dynamolocal.NewTable(t, client))
-	err := store.PutSnapshot(context.Background(), dynamo.Snapshot{
+	err := tableops.PutSnapshot(context.Background(), store, tableops.Snapshot{
 		Workspace: workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, TeamSettingsEnabled: true, DefaultDailyCreditLimit: lim(50)},
 		Teams:     []workspace.Team{{ID: "t1", Name: "T", MonthlyCreditLimit: lim(100)}},
 		Agents: []workspace.Agent{
@@ -383,7 +384,7 @@ func TestTeamLimitErrors(t *testing.T) {
 	}
 	ws, _ := w.store.Workspace(ctx, "ws1")
 	ws.TeamSettingsEnabled = false
-	if err := w.store.PutSnapshot(ctx, dynamo.Snapshot{Workspace: ws}, noon); err != nil {
+	if err := tableops.PutSnapshot(ctx, w.store, tableops.Snapshot{Workspace: ws}, noon); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(1), noon); err != workspace.ErrTeamSettingsOff {

@@ -1,22 +1,22 @@
 package dynamo
 
 import (
-	"context"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// BulkLoadMetricRecords writes records of one metric of an agent, with the
-// day summaries and the total the ingest path would have made, by
-// BatchWriteItem: for benchmarks with far more records than the
+// MetricRecordItems encodes records of one metric of an agent, with the day
+// summaries and the total the ingest path would have made, for a bulk load
+// (tableops.PutItems): benchmarks with far more records than the
 // transactional path loads in reasonable time.
-func (s *Store) BulkLoadMetricRecords(ctx context.Context, ws, agent string, recs []workspace.MetricRecord) error {
+func MetricRecordItems(ws, agent string, recs []workspace.MetricRecord) ([]map[string]types.AttributeValue, error) {
 	var items []item
 	days := map[string]*workspace.MetricTotals{}
 	for _, r := range recs {
 		raw, err := marshal(toRecordItem(ws, agent, r))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		items = append(items, raw)
 		d := workspace.DayKey(r.OccurredAt)
@@ -30,13 +30,13 @@ func (s *Store) BulkLoadMetricRecords(ctx context.Context, ws, agent string, rec
 		raw, err := marshal(metricSumItem{keys: keys{PK: metricPK(ws, agent, metric), SK: metricDaySK(d), Entity: typeMetricDay},
 			Count: t.Count, ValueCount: t.ValueCount, Sum: t.Sum})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		items = append(items, raw)
 	}
 	raw, err := marshal(metricSumItem{keys: keys{PK: metricPK(ws, agent, metric), SK: skMetricTotal, Entity: typeMetricTotal}, Count: len(recs)})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.putAll(ctx, append(items, raw))
+	return append(items, raw), nil
 }

@@ -172,7 +172,7 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 	if err != nil {
 		return nil, idx, err
 	}
-	absent, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
+	absent, err := notExistsCond()
 	if err != nil {
 		return nil, idx, err
 	}
@@ -254,43 +254,6 @@ func (s *Store) releaseSeatItems(inv workspace.Invitation, now time.Time) ([]typ
 		return nil, err
 	}
 	return []types.TransactWriteItem{invUpdate, claimUpdate}, nil
-}
-
-// put is a transaction's conditional Put of it.
-func (s *Store) put(it item, cond built) types.TransactWriteItem {
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table), Item: it, ConditionExpression: cond.Condition(),
-		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
-	}}
-}
-
-// update is a transaction's Update of the item at k, conditioned on cond when
-// it is not nil.
-func (s *Store) update(k item, upd expression.UpdateBuilder, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
-	b := expression.NewBuilder().WithUpdate(upd)
-	if cond != nil {
-		b = b.WithCondition(*cond)
-	}
-	e, err := build(b)
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: k, UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}}, nil
-}
-
-// deleteIf is a transaction's Delete of the item at k, conditioned on cond.
-func (s *Store) deleteIf(k item, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
-	e, err := build(expression.NewBuilder().WithCondition(cond))
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.table), Key: k, ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}}, nil
 }
 
 // expiredSeatHolders returns up to maxReleases invitations of ws that expired

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -460,19 +459,6 @@ func (i agentStateItem) own() workspace.AgentState {
 	return workspace.AgentState{Status: i.Status, Reason: i.Reason}
 }
 
-// holdEnded reports whether the agent's stop is for a day or month before
-// now's: the scheduler will lift it, and until it does, usage of the new
-// period is judged as if the agent ran.
-func (i agentStateItem) holdEnded(now time.Time) bool {
-	switch i.Reason {
-	case workspace.ReasonDailyLimit:
-		return i.Period < workspace.DayKey(now)
-	case workspace.ReasonMonthlyLimit:
-		return i.Period < workspace.MonthKey(now)
-	}
-	return false
-}
-
 // teamStateItem is a team's paused flag; while paused it sits in the resume
 // index under the month that must end.
 type teamStateItem struct {
@@ -482,12 +468,6 @@ type teamStateItem struct {
 	Paused      bool   `dynamodbav:"paused"`
 	Period      string `dynamodbav:"period,omitempty"` // the month of the pause
 	Version     int64  `dynamodbav:"version"`
-}
-
-// pauseEnded reports whether the team's pause is for a month before now's
-// (the scheduler will lift it).
-func (i teamStateItem) pauseEnded(now time.Time) bool {
-	return i.Paused && i.Period < workspace.MonthKey(now)
 }
 
 // counterItem is one shard of a team's or a workspace's month usage.
@@ -584,4 +564,38 @@ type taggedItem struct {
 	Tags   []string `dynamodbav:"tags"`
 	TeamID string   `dynamodbav:"teamId"`
 	Show   bool     `dynamodbav:"showTokenOptimisationInfo"`
+}
+
+// EntityItems encodes a domain entity as the items the store keeps for it: a
+// workspace.Workspace; a Member and its e-mail claim; a Team and its name
+// claim; a TeamMembership; an Agent; an Invitation and its e-mail claim; an
+// APIKey. For loading state in bulk (infra/tableops), never a request path.
+func EntityItems(v any) ([]map[string]types.AttributeValue, error) {
+	var its []any
+	switch e := v.(type) {
+	case workspace.Workspace:
+		its = []any{toWorkspaceItem(e)}
+	case workspace.Member:
+		its = []any{toMemberItem(e), memberClaim(e)}
+	case workspace.Team:
+		its = []any{toTeamItem(e), toTeamNameItem(e.WorkspaceID, e.Name, e.ID)}
+	case workspace.TeamMembership:
+		its = []any{toTeamMemberItem(e)}
+	case workspace.Agent:
+		its = []any{toAgentItem(e)}
+	case workspace.Invitation:
+		its = []any{toInvitationItem(e), inviteClaim(e)}
+	case workspace.APIKey:
+		its = []any{toAPIKeyItem(e)}
+	default:
+		return nil, fmt.Errorf("no items for a %T", v)
+	}
+	out := make([]item, len(its))
+	for i, it := range its {
+		var err error
+		if out[i], err = marshal(it); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -15,7 +15,7 @@ import (
 func TestATeamMemberPageOfLeaversDoesNotEndTheListing(t *testing.T) {
 	store, _ := dynamolocal.NewStore(t)
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	err := store.PutSnapshot(context.Background(), dynamo.Snapshot{
+	err := tableops.PutSnapshot(context.Background(), store, tableops.Snapshot{
 		Workspace: workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, TeamSettingsEnabled: true},
 		Members:   []workspace.Member{{ID: "u3", Email: "u3@a.example", Role: workspace.RoleMember, JoinedAt: now}},
 		Teams:     []workspace.Team{{ID: "t1", Name: "T"}},

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -149,7 +149,7 @@ func TestATornReadNeverUndoesAnotherAgentLimitChange(t *testing.T) {
 func TestAZeroLimitStopsOnUsageOfAnotherDay(t *testing.T) {
 	ctx := context.Background()
 	w := newCreditWorld(t)
-	err := w.store.PutSnapshot(ctx, dynamo.Snapshot{
+	err := tableops.PutSnapshot(ctx, w.store, tableops.Snapshot{
 		Workspace: workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, TeamSettingsEnabled: true, DefaultDailyCreditLimit: lim(50)},
 		Agents:    []workspace.Agent{{ID: "zero", Name: "Zero", AgentDiscoverability: "none", DailyCreditLimit: lim(0)}},
 	}, noon)

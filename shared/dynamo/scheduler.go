@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
 
-	"github.com/agentplatform/workspaceapi/shared/fanout"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -25,18 +24,15 @@ import (
 // changes nothing more; a run after missed days catches up, since every
 // earlier period sorts before now's.
 func (s *Store) ResumeDue(ctx context.Context, now time.Time) ([]workspace.Transition, error) {
-	type due struct {
-		prefix, before string
-	}
 	var all []workspace.Transition
 	var errs []error
-	for _, d := range []due{
-		{resumeDay, workspace.DayKey(now)},
-		{resumeMonth, workspace.MonthKey(now)},
-		{resumeTeam, workspace.MonthKey(now)},
+	for _, index := range []struct{ prefix, reason string }{
+		{resumeDay, workspace.ReasonDailyLimit},
+		{resumeMonth, workspace.ReasonMonthlyLimit},
+		{resumeTeam, workspace.ReasonTeamLimit},
 	} {
 		for shard := range resumeShards {
-			trs, err := s.resumeShard(ctx, fmt.Sprintf("%s%d", d.prefix, shard), d.before, now)
+			trs, err := s.resumeShard(ctx, fmt.Sprintf("%s%d", index.prefix, shard), index.reason, now)
 			all = append(all, trs...)
 			if err != nil {
 				errs = append(errs, err)
@@ -46,11 +42,11 @@ func (s *Store) ResumeDue(ctx context.Context, now time.Time) ([]workspace.Trans
 	return all, errors.Join(errs...)
 }
 
-// resumeShard resumes the entries of one resume-index partition whose
-// period sorts before before, a page at a time.
-func (s *Store) resumeShard(ctx context.Context, pk, before string, now time.Time) ([]workspace.Transition, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).LessThan(expression.Value(before)))))
+// resumeShard resumes the entries of one resume-index partition, of holds
+// for reason, whose period is over (workspace.HoldEnded), a page at a time.
+func (s *Store) resumeShard(ctx context.Context, pk, reason string, now time.Time) ([]workspace.Transition, error) {
+	e, err := build(expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
+		And(expression.Key(attrGSI2SK).LessThan(expression.Value(workspace.HoldPeriod(reason, now))))))
 	if err != nil {
 		return nil, err
 	}
@@ -69,9 +65,15 @@ func (s *Store) resumeShard(ctx context.Context, pk, before string, now time.Tim
 		}
 		trs := make([]*workspace.Transition, len(page.Items))
 		pageErrs := make([]error, len(page.Items))
-		fanout.Run(ctx, len(page.Items), fanout.Limit, func(ctx context.Context, i int) {
-			trs[i], pageErrs[i] = s.resumeOne(ctx, page.Items[i], before, now)
-		})
+		var g errgroup.Group
+		g.SetLimit(batchConcurrency)
+		for i, raw := range page.Items {
+			g.Go(func() error {
+				trs[i], pageErrs[i] = s.resumeOne(ctx, raw, reason, now)
+				return nil
+			})
+		}
+		_ = g.Wait()
 		for i := range trs {
 			if trs[i] != nil {
 				out = append(out, *trs[i])
@@ -82,13 +84,12 @@ func (s *Store) resumeShard(ctx context.Context, pk, before string, now time.Tim
 	return out, errors.Join(errs...)
 }
 
-// resumeOne settles the agent or team of one resume-index entry anew for
-// now's day and month: it resumes it, unless usage already recorded in the
-// new period reached the limit again (then the hold moves to the new period).
-// The write is conditioned on the entity still being held for the same
-// period at the version read, so a second run, or a run racing usage or a
-// limit change, changes nothing more.
-func (s *Store) resumeOne(ctx context.Context, raw item, before string, now time.Time) (*workspace.Transition, error) {
+// resumeOne settles the agent or team of one resume-index entry, held for
+// reason, anew for now's day and month (workspace.ResumeAgent,
+// workspace.ResumeTeam). The write is conditioned on the entity still being
+// held for the same period at the version read, so a second run, or a run
+// racing usage or a limit change, changes nothing more.
+func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time.Time) (*workspace.Transition, error) {
 	var entity struct {
 		Entity      string `dynamodbav:"entity"`
 		GSI2PK      string `dynamodbav:"GSI2PK"`
@@ -100,7 +101,7 @@ func (s *Store) resumeOne(ctx context.Context, raw item, before string, now time
 	if err := unmarshal(raw, &entity); err != nil {
 		return nil, err
 	}
-	if entity.Period >= before {
+	if !workspace.HoldEnded(reason, entity.Period, now) {
 		return nil, nil
 	}
 	heldFor := expression.Name(attrPeriod).Equal(expression.Value(entity.Period)).
@@ -108,68 +109,49 @@ func (s *Store) resumeOne(ctx context.Context, raw item, before string, now time
 	if entity.Entity == typeTeamState {
 		return s.resumeTeam(ctx, entity.WorkspaceID, entity.TeamID, heldFor, now)
 	}
-	reason := workspace.ReasonDailyLimit
-	if strings.HasPrefix(entity.GSI2PK, resumeMonth) {
-		reason = workspace.ReasonMonthlyLimit
-	}
 	r := agentRef{ws: entity.WorkspaceID, agent: entity.AgentID}
 	st, err := s.readStandings(ctx, []agentRef{r}, now, readOpts{agents: true})
 	if err != nil {
 		return nil, err
 	}
-	state, err := st.agentState(r)
+	a, found, err := st.agent(r)
 	if err != nil {
 		return nil, err
 	}
-	to := workspace.Running // an agent that no longer exists leaves the index
-	var premises []premise
-	if a, found, err := st.agent(r); err != nil {
-		return nil, err
-	} else if found {
-		sd, err := st.standing(a, false)
-		if err != nil {
-			return nil, err
-		}
-		to = sd.credit.Position.OwnState()
-		premises = append(premises, agentLimitsUnchanged(a))
+	if !found {
+		a = workspace.Agent{WorkspaceID: r.ws, ID: r.agent} // its state is all that is left
 	}
-	err = s.writeVersioned(ctx, key(agentDataPK(r.ws, r.agent), skState), agentStateUpdate(r, to, now),
-		heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(versionIs(state.Version)), premises...)
-	if !to.IsRunning() {
+	sd, err := st.standing(a, false)
+	if err != nil {
+		return nil, err
+	}
+	ch := workspace.ResumeAgent(sd.AgentStanding, found)
+	w := agentStateWrite(r, ch.To, sd.version, now)
+	w.cond = heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(w.cond)
+	err = s.writeVersioned(ctx, w, agentPremises(a, sd.usage, ch.Premises, now)...)
+	if !ch.To.IsRunning() {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err
 	}
 	return resumed(err, workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: workspace.Running})
 }
 
-// resumeTeam unpauses team (ws, team) held by heldFor, unless its usage in
-// now's month already reached its limit again (then the pause moves to that
-// month).
+// resumeTeam settles team (ws, team), held by heldFor, anew for now's month
+// (workspace.ResumeTeam).
 func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor expression.ConditionBuilder, now time.Time) (*workspace.Transition, error) {
 	st, err := s.readTeamStanding(ctx, ws, team, now)
 	if err != nil {
 		return nil, err
 	}
-	state, err := st.teamState(ws, team)
+	ts, err := st.team(ws, team)
 	if err != nil {
 		return nil, err
 	}
-	t, found, err := decodeAt[teamItem](st, wsPK(ws), teamSK(team))
-	if err != nil {
-		return nil, err
-	}
-	used, err := st.teamUsed(ws, team)
-	if err != nil {
-		return nil, err
-	}
-	paused := found && (workspace.CreditPosition{TeamLimit: t.MonthlyCreditLimit, TeamMonth: used}).TeamPaused()
-	var premises []premise
-	if found {
-		premises = append(premises, teamLimitUnchanged(ws, team, t.MonthlyCreditLimit))
-	}
-	err = s.writeVersioned(ctx, key(teamDataPK(ws, team), skState), teamStateUpdate(ws, team, paused, now),
-		heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(versionIs(state.Version)), premises...)
-	if paused {
+	ch := workspace.ResumeTeam(ts.TeamStanding)
+	w := teamStateWrite(ws, team, ch.Paused, ts.version, now)
+	w.cond = heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(w.cond)
+	err = s.writeVersioned(ctx, w, teamPremises(ws, team, ts.Limit, ch.Premises)...)
+	if ch.Paused {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err
 	}

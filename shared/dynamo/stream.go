@@ -51,13 +51,9 @@ type seatReleaseItem struct {
 // release writes a tombstone in the same transaction, and a second release of
 // the same invitation (a redelivered stream record) finds it and does nothing.
 func (s *Store) ReleaseRemovedSeat(ctx context.Context, ws, inviteID string, now time.Time) error {
-	tomb, err := marshal(seatReleaseItem{keys{
+	tomb, err := s.putNew(seatReleaseItem{keys{
 		PK: wsPK(ws), SK: seatReleaseSK(inviteID), Entity: typeSeatFreed, TTL: epoch(now.Add(seatReleaseKeep)),
 	}})
-	if err != nil {
-		return err
-	}
-	absent, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
 	if err != nil {
 		return err
 	}
@@ -68,6 +64,6 @@ func (s *Store) ReleaseRemovedSeat(ctx context.Context, ws, inviteID string, now
 	}
 	// A failed condition means released before, or the workspace is gone:
 	// either way there is nothing left to free, so only errors count.
-	_, err = s.transact(ctx, []types.TransactWriteItem{s.put(tomb, absent), free})
+	_, err = s.transact(ctx, []types.TransactWriteItem{tomb, free})
 	return err
 }

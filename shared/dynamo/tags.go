@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
-	"github.com/agentplatform/workspaceapi/shared/fanout"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -18,7 +18,7 @@ import (
 // of members, agents and teams; agents' showTokenOptimisationInfo): one
 // implementation, parameterised by the kind of entity. A batch of N ids
 // costs ceil(N/100) BatchGetItem calls and one conditional UpdateItem per
-// entity it changes, at most fanout.Limit at once; an entity the write
+// entity it changes, at most batchConcurrency at once; an entity the write
 // leaves as it is is not written. An UpdateItem is conditioned on the value
 // read, so a write decided on a stale read fails; that entity alone is then
 // read again (one GetItem) and decided again.
@@ -64,7 +64,7 @@ type entityOutcome struct {
 
 // eachEntity reads ids of kind in ws (in scope) with ceil(N/100)
 // BatchGetItem calls and runs decide and its write for each found one, at
-// most fanout.Limit at once. decide is called again on a fresh read when a
+// most batchConcurrency at once. decide is called again on a fresh read when a
 // write loses a race, so it must be pure.
 func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, decide entityWrite) []entityOutcome {
 	outs := make([]entityOutcome, len(ids))
@@ -81,13 +81,18 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 		}
 		return outs
 	}
-	fanout.Run(ctx, len(ids), fanout.Limit, func(ctx context.Context, i int) {
-		raw, ok := found[[2]string{wsPK(ws), entitySK(kind, ids[i])}]
-		if !ok || !workspace.PlausibleID(ids[i]) {
-			return
+	var g errgroup.Group
+	g.SetLimit(batchConcurrency)
+	for i, id := range ids {
+		raw, ok := found[[2]string{wsPK(ws), entitySK(kind, id)}]
+		if ok && workspace.PlausibleID(id) {
+			g.Go(func() error {
+				outs[i] = s.writeEntity(ctx, ws, kind, scope, raw, decide)
+				return nil
+			})
 		}
-		outs[i] = s.writeEntity(ctx, ws, kind, scope, raw, decide)
-	})
+	}
+	_ = g.Wait()
 	return outs
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
-	"github.com/agentplatform/workspaceapi/shared/fanout"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -33,10 +33,7 @@ func (s *Store) requireTeamSettings(ctx context.Context, ws string) error {
 	if err != nil {
 		return err
 	}
-	if !w.TeamSettingsEnabled {
-		return workspace.ErrTeamSettingsOff
-	}
-	return nil
+	return w.TeamSettings()
 }
 
 // ListTeams lists every team of ws in id order: one GetItem of the workspace
@@ -55,15 +52,11 @@ func (s *Store) ListTeams(ctx context.Context, ws string) ([]workspace.Team, err
 // off, workspace.ErrDuplicateTeamName when another team holds the name
 // (case-insensitively), whatever runs at the same time. No read.
 func (s *Store) CreateTeam(ctx context.Context, t workspace.Team) error {
-	team, err := marshal(toTeamItem(t))
+	team, err := s.putNew(toTeamItem(t))
 	if err != nil {
 		return err
 	}
-	claim, err := marshal(toTeamNameItem(t.WorkspaceID, t.Name, t.ID))
-	if err != nil {
-		return err
-	}
-	absent, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
+	claim, err := s.putNew(toTeamNameItem(t.WorkspaceID, t.Name, t.ID))
 	if err != nil {
 		return err
 	}
@@ -71,7 +64,7 @@ func (s *Store) CreateTeam(ctx context.Context, t workspace.Team) error {
 	if err != nil {
 		return err
 	}
-	failed, err := s.transact(ctx, []types.TransactWriteItem{on, s.put(team, absent), s.put(claim, absent)})
+	failed, err := s.transact(ctx, []types.TransactWriteItem{on, team, claim})
 	if err != nil {
 		return err
 	}
@@ -107,15 +100,13 @@ func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
 		if err != nil {
 			return err
 		}
-		if !w.TeamSettingsEnabled {
-			return workspace.ErrTeamSettingsOff
-		}
 		t, ok, err := decodeAt[teamItem](st, wsPK(ws), teamSK(teamID))
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return workspace.ErrTeamNotFound
+		in := w.domain() // a workspace not found reads as one with team settings off
+		if err := workspace.TeamAccess(&in, ok); err != nil {
+			return err
 		}
 		if t.Name == name {
 			return nil
@@ -164,15 +155,11 @@ func (s *Store) renameItems(ws, teamID, from, to string) ([]types.TransactWriteI
 	if err != nil {
 		return nil, err
 	}
-	claim, err := marshal(toTeamNameItem(ws, to, teamID))
+	claim, err := s.putNew(toTeamNameItem(ws, to, teamID))
 	if err != nil {
 		return nil, err
 	}
-	absent, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
-	if err != nil {
-		return nil, err
-	}
-	return append(items, release, s.put(claim, absent)), nil
+	return append(items, release, claim), nil
 }
 
 // TeamDetail returns team teamID of ws whole, as of now: one BatchGetItem
@@ -197,33 +184,26 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
-	if !w.TeamSettingsEnabled {
-		return workspace.TeamDetail{}, workspace.ErrTeamSettingsOff
-	}
-	t, ok, err := decodeAt[teamItem](st, wsPK(ws), teamSK(teamID))
+	t, err := st.team(ws, teamID)
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
-	if !ok {
-		return workspace.TeamDetail{}, workspace.ErrTeamNotFound
-	}
-	d := workspace.TeamDetail{Team: t.domain()}
-	state, err := st.teamState(ws, teamID)
-	if err != nil {
+	in := w.domain() // a workspace not found reads as one with team settings off
+	if err := workspace.TeamAccess(&in, t.Exists); err != nil {
 		return workspace.TeamDetail{}, err
 	}
-	d.Paused = state.Paused
-	if d.CreditsThisMonth, err = st.teamUsed(ws, teamID); err != nil {
-		return workspace.TeamDetail{}, err
-	}
+	d := workspace.TeamDetail{Team: t.team.domain(), CreditsThisMonth: t.Used, Paused: t.Paused}
 	errs := make([]error, 2)
-	fanout.Run(ctx, 2, 2, func(ctx context.Context, i int) {
-		if i == 0 {
-			d.Members, errs[0] = s.teamMembers(ctx, ws, teamID)
-		} else {
-			d.AgentIDs, errs[1] = s.teamAgentIDs(ctx, ws, teamID)
-		}
+	var g errgroup.Group
+	g.Go(func() error {
+		d.Members, errs[0] = s.teamMembers(ctx, ws, teamID)
+		return nil
 	})
+	g.Go(func() error {
+		d.AgentIDs, errs[1] = s.teamAgentIDs(ctx, ws, teamID)
+		return nil
+	})
+	_ = g.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return workspace.TeamDetail{}, err
 	}

@@ -237,19 +237,14 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 	}
 
 	activityAt = map[int]agentRef{}
-	notExists := expression.AttributeNotExists(expression.Name(attrPK))
-	cond, err := build(expression.NewBuilder().WithCondition(notExists))
-	if err != nil {
-		return nil, nil, err
-	}
 	ttl := epoch(now.Add(EventDedupWindow))
 	for _, i := range chunk {
 		e := events[i]
-		marker, err := marshal(eventItem{keys: keys{PK: eventPK(e.WorkspaceID, e.EventID), SK: skEvent, Entity: typeEvent, TTL: ttl}, Type: "credits.used"})
+		marker, err := s.putNew(eventItem{keys: keys{PK: eventPK(e.WorkspaceID, e.EventID), SK: skEvent, Entity: typeEvent, TTL: ttl}, Type: "credits.used"})
 		if err != nil {
 			return nil, nil, err
 		}
-		txItems = append(txItems, s.put(marker, cond))
+		txItems = append(txItems, marker)
 
 		a := agents[agentRef{ws: e.WorkspaceID, agent: e.AgentID}]
 		r := refOf(a)

@@ -2,11 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
-	"sort"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -45,26 +40,4 @@ func (s *Store) Team(ctx context.Context, ws, teamID string) (workspace.Team, er
 // the workspace has no such agent. One GetItem.
 func (s *Store) Agent(ctx context.Context, ws, agentID string) (workspace.Agent, error) {
 	return getOne[agentItem](ctx, s, ws, agentSK(agentID), "agent", workspace.ErrAgentNotFound)
-}
-
-// ScanItems returns every item of the table, ordered by PK and then SK. It
-// reads the whole table: for tests and operators' checks, never a request path.
-func (s *Store) ScanItems(ctx context.Context) ([]item, error) {
-	var items []item
-	p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("scan: %w", err)
-		}
-		items = append(items, page.Items...)
-	}
-	sort.Slice(items, func(i, j int) bool {
-		a, b := itemKey(items[i]), itemKey(items[j])
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		return a[1] < b[1]
-	})
-	return items, nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -41,7 +41,7 @@ func benchFixture(seats int) string {
 func withInvitations(b *testing.B, n int) *apitest.Env {
 	b.Helper()
 	env := apitest.New(b, benchFixture(n+1), apitest.Options{OwnDynamoDB: n > 1000})
-	snap := dynamo.Snapshot{
+	snap := tableops.Snapshot{
 		Workspace: workspace.Workspace{ID: "ws_a", Name: "Alpha Labs", Seats: n + 1, TeamSettingsEnabled: true},
 		Members: []workspace.Member{{ID: "u_admin", Email: "admin@alpha.example", Name: "Ada Admin",
 			Role: workspace.RoleAdmin, JoinedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}},
@@ -70,7 +70,7 @@ func withInvitations(b *testing.B, n int) *apitest.Env {
 		snap.Invitations = append(snap.Invitations, inv)
 	}
 	start := time.Now()
-	if err := env.Store.PutSnapshot(b.Context(), snap, apitest.Start); err != nil {
+	if err := tableops.PutSnapshot(b.Context(), env.Store, snap, apitest.Start); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("loaded %d invitations in %v", n, time.Since(start))

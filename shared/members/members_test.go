@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -158,11 +158,11 @@ func TestMembersQueryErrors(t *testing.T) {
 // invitation would.
 func join(t *testing.T, env *apitest.Env, ids ...string) {
 	t.Helper()
-	snap := dynamo.Snapshot{Workspace: workspace.Workspace{ID: "ws_a", Name: "Alpha Labs", Seats: 10000, TeamSettingsEnabled: true}}
+	snap := tableops.Snapshot{Workspace: workspace.Workspace{ID: "ws_a", Name: "Alpha Labs", Seats: 10000, TeamSettingsEnabled: true}}
 	for _, id := range ids {
 		snap.Members = append(snap.Members, workspace.Member{ID: id, Email: id + "@alpha.example", Name: id, Role: workspace.RoleMember, JoinedAt: apitest.Start})
 	}
-	if err := env.Store.PutSnapshot(t.Context(), snap, apitest.Start); err != nil {
+	if err := tableops.PutSnapshot(t.Context(), env.Store, snap, apitest.Start); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -27,7 +27,7 @@ const (
 func atScale(b *testing.B) *apitest.Env {
 	b.Helper()
 	env := apitest.New(b, fixture(0), apitest.Options{OwnDynamoDB: true})
-	snap := dynamo.Snapshot{Workspace: workspace.Workspace{ID: "ws_a", Name: "Alpha Labs", Seats: scaleMembers + 10, TeamSettingsEnabled: true}}
+	snap := tableops.Snapshot{Workspace: workspace.Workspace{ID: "ws_a", Name: "Alpha Labs", Seats: scaleMembers + 10, TeamSettingsEnabled: true}}
 	for i := range scaleTeams {
 		snap.Teams = append(snap.Teams, workspace.Team{ID: fmt.Sprintf("team_s%02d", i), Name: fmt.Sprintf("Scale %02d", i), Tags: []string{}, CreatedAt: apitest.Start})
 	}
@@ -43,7 +43,7 @@ func atScale(b *testing.B) *apitest.Env {
 			AgentDiscoverability: workspace.DiscoverabilityWorkspace, Tags: []string{}})
 	}
 	start := time.Now()
-	if err := env.Store.PutSnapshot(b.Context(), snap, apitest.Start); err != nil {
+	if err := tableops.PutSnapshot(b.Context(), env.Store, snap, apitest.Start); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("loaded %d members and %d agents in %v", scaleMembers, scaleAgents, time.Since(start))

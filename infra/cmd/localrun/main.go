@@ -35,6 +35,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/infra/stack"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/mail"
@@ -135,7 +136,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// load creates the table and loads the fixture, whose events go
 	// through the same code as IngestFunction.
 	load := func(ctx context.Context) (fixture.Summary, error) {
-		if err := dynamo.CreateTable(ctx, client, table); err != nil {
+		if err := tableops.CreateTable(ctx, client, table); err != nil {
 			return fixture.Summary{}, err
 		}
 		summary, err := fixture.Load(ctx, store, f, clock.Now(), fixture.Options{Events: stack.EventApplier(deps)})

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/infra/fixture"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -187,7 +188,7 @@ func (a *app) createTable(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := dynamo.CreateTable(ctx, client, a.table); err != nil {
+	if err := tableops.CreateTable(ctx, client, a.table); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "table %s is ready\n", a.table)

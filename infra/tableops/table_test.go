@@ -1,4 +1,4 @@
-package dynamo_test
+package tableops_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 )
 
@@ -55,7 +56,7 @@ func TestTableDefinitionMatchesTemplate(t *testing.T) {
 		t.Fatalf("parse template.yaml: %v", err)
 	}
 	want := tmpl.Resources.Table.Properties
-	got := dynamo.TableDefinition("t")
+	got := tableops.TableDefinition("t")
 
 	if string(got.BillingMode) != want.BillingMode {
 		t.Errorf("billing mode: code %s, template %s", got.BillingMode, want.BillingMode)

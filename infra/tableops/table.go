@@ -1,14 +1,27 @@
-package dynamo
+package tableops
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
 )
+
+// The key attributes of the table and its indexes (shared/dynamo/keys.go).
+const (
+	attrPK, attrSK         = "PK", "SK"
+	attrGSI1PK, attrGSI1SK = "GSI1PK", "GSI1SK"
+	attrGSI2PK, attrGSI2SK = "GSI2PK", "GSI2SK"
+)
+
+// defaultTableWait bounds the wait for a created table to become active.
+const defaultTableWait = 2 * time.Minute
 
 // TableDefinition returns the CreateTable input of the single table, the same
 // schema as the Table resource of template.yaml (a test keeps them equal).
@@ -30,14 +43,14 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String(IndexGSI1),
+			IndexName: aws.String(dynamo.IndexGSI1),
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(attrGSI1PK), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(attrGSI1SK), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		}, {
-			IndexName: aws.String(IndexGSI2),
+			IndexName: aws.String(dynamo.IndexGSI2),
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(attrGSI2PK), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(attrGSI2SK), KeyType: types.KeyTypeRange},
@@ -63,7 +76,7 @@ func CreateTable(ctx context.Context, client *dynamodb.Client, name string) erro
 	_, _ = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(name),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
-			AttributeName: aws.String(AttrTTL), Enabled: aws.Bool(true),
+			AttributeName: aws.String(dynamo.AttrTTL), Enabled: aws.Bool(true),
 		},
 	})
 	w := dynamodb.NewTableExistsWaiter(client)

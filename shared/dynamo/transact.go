@@ -1,0 +1,251 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// This file builds and runs the store's write transactions: the builders of
+// their items, the transaction of a decision's writes with its premises, and
+// the retries of a decision that lost a race.
+
+// put is a transaction's Put of it, conditioned on cond.
+func (s *Store) put(it item, cond built) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: it, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	}}
+}
+
+// putNew is a transaction's Put of the item v encodes, conditioned on no
+// item being at its key yet.
+func (s *Store) putNew(v any) (types.TransactWriteItem, error) {
+	it, err := marshal(v)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	absent, err := notExistsCond()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return s.put(it, absent), nil
+}
+
+// notExistsCond is the condition of an item that must be new.
+func notExistsCond() (built, error) {
+	return build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
+}
+
+// update is a transaction's Update of the item at k, conditioned on cond when
+// it is not nil.
+func (s *Store) update(k item, upd expression.UpdateBuilder, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	b := expression.NewBuilder().WithUpdate(upd)
+	if cond != nil {
+		b = b.WithCondition(*cond)
+	}
+	e, err := build(b)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: k, UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}}, nil
+}
+
+// deleteIf is a transaction's Delete of the item at k, conditioned on cond.
+func (s *Store) deleteIf(k item, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	e, err := build(expression.NewBuilder().WithCondition(cond))
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.table), Key: k, ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}}, nil
+}
+
+// check is a transaction's ConditionCheck of the item at k.
+func (s *Store) check(k item, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	e, err := build(expression.NewBuilder().WithCondition(cond))
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(s.table), Key: k, ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}}, nil
+}
+
+// ptr returns a pointer to c, for the optional condition of update.
+func ptr(c expression.ConditionBuilder) *expression.ConditionBuilder { return &c }
+
+// write is one update of a decision's transaction, conditioned on cond
+// unless it is the zero ConditionBuilder.
+type write struct {
+	key  item
+	upd  expression.UpdateBuilder
+	cond expression.ConditionBuilder
+}
+
+// premise is a condition on an item that a decision rests on
+// (workspace.Premises).
+type premise struct {
+	key  item
+	cond expression.ConditionBuilder
+}
+
+// decisionTx builds the transaction of a decision: its writes, in order (each
+// on an item of its own), then a ConditionCheck per premise. A transaction
+// takes one operation per item, so a premise on an item a write or an
+// earlier premise is about joins that one's condition.
+func (s *Store) decisionTx(writes []write, premises []premise) ([]types.TransactWriteItem, error) {
+	ops := make([]write, len(writes), len(writes)+len(premises))
+	copy(ops, writes)
+	checks := len(ops) // ops from here on are checks
+	at := make(map[[2]string]int, cap(ops))
+	for i, w := range ops {
+		at[itemKey(w.key)] = i
+	}
+	for _, p := range premises {
+		i, ok := at[itemKey(p.key)]
+		switch {
+		case !ok:
+			at[itemKey(p.key)] = len(ops)
+			ops = append(ops, write{key: p.key, cond: p.cond})
+		case ops[i].cond.IsSet():
+			ops[i].cond = ops[i].cond.And(p.cond)
+		default:
+			ops[i].cond = p.cond
+		}
+	}
+	items := make([]types.TransactWriteItem, len(ops))
+	for i, op := range ops {
+		var err error
+		switch {
+		case i >= checks:
+			items[i], err = s.check(op.key, op.cond)
+		case op.cond.IsSet():
+			items[i], err = s.update(op.key, op.upd, &op.cond)
+		default:
+			items[i], err = s.update(op.key, op.upd, nil)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// maxTransactAttempts bounds the retries of a transaction that lost a race
+// (TransactionConflict) without failing any of its conditions.
+const maxTransactAttempts = 8
+
+// transact runs a write transaction. It returns nil, nil on success, and the
+// indexes of the items whose conditions failed, with a nil error, when it was
+// cancelled for them. A cancellation caused only by concurrent transactions on
+// the same items (TransactionConflict, which real DynamoDB answers where
+// DynamoDB Local queues) or by throttling is retried with backoff, since
+// nothing about the data rules the write out. TransactionInProgressException
+// is left to the SDK's retryer, which already retries it.
+func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (failed []int, err error) {
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			backoff(ctx, attempt)
+		}
+		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			return nil, nil
+		}
+		var cancelled *types.TransactionCanceledException
+		if !errors.As(err, &cancelled) {
+			return nil, fmt.Errorf("transaction: %w", err)
+		}
+		conflict := false
+		for i, r := range cancelled.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ConditionalCheckFailed":
+				failed = append(failed, i)
+			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+				conflict = true
+			}
+		}
+		switch {
+		case len(failed) > 0:
+			return failed, nil
+		case !conflict:
+			return nil, fmt.Errorf("transaction: %w", err)
+		case attempt+1 >= maxTransactAttempts:
+			return nil, workspace.ErrBusy
+		}
+	}
+}
+
+// writeVersioned runs a conditional update of a state item, with checks of
+// the premises its decision was taken on (the limits, the usage), as one
+// transaction (so conflicts are retried like every transaction's) and
+// returns errStale when a condition failed.
+//
+// The checks are needed because a BatchGetItem is not a snapshot: it may
+// return a limit from before a limit change's transaction and the state from
+// after it, and the state's version alone would then let a decision taken on
+// the old limit through.
+func (s *Store) writeVersioned(ctx context.Context, w write, premises ...premise) error {
+	items, err := s.decisionTx([]write{w}, premises)
+	if err != nil {
+		return err
+	}
+	failed, err := s.transact(ctx, items)
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return errStale
+	}
+	return nil
+}
+
+// errStale reports a state write whose version condition failed: another
+// change came first, and the decision must be taken again on fresh figures.
+var errStale = errors.New("running state changed concurrently")
+
+// maxReevaluations bounds how often one decision is taken again after losing
+// a race; each loss means another writer made progress, so the bound is what
+// a burst of writers racing on one item (a team's limit changes and pauses)
+// can take, not a guess at luck.
+const maxReevaluations = 24
+
+// reevaluationBackoffCap caps the backoff before a decision is taken again
+// (attempt 4: 40 to 80 ms), so the writers that lost a race spread out without
+// stretching a request toward the gateway's 29 s.
+const reevaluationBackoffCap = 4
+
+// pauseBeforeReevaluation waits a jittered moment before attempt n (n > 0) of
+// a decision that lost a race, so racing writers do not collide again in step.
+func pauseBeforeReevaluation(ctx context.Context, attempt int) {
+	if attempt > 0 {
+		backoff(ctx, min(attempt, reevaluationBackoffCap))
+	}
+}
+
+// afterLostRace is what a decision loop does after attempt's write failed
+// with err: nil to decide again on fresh figures (its condition failed),
+// workspace.ErrBusy once it has lost maxReevaluations races in a row, or err
+// itself for a failure that is not a lost race.
+func afterLostRace(err error, attempt int) error {
+	switch {
+	case !errors.Is(err, errStale):
+		return err
+	case attempt >= maxReevaluations:
+		return workspace.ErrBusy
+	}
+	return nil
+}

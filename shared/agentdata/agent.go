@@ -34,18 +34,18 @@ func newDefinition(d workspace.KeyMetricDefinition) keyMetricDefinition {
 
 // getAgent handles GET /workspaceapi/agents/{agentId} and GET
 // /agents/{agentId}: one GetItem.
-func getAgent(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func getAgent(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		_, a, err := readAgent(r, store, false)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		body := agentResource{Resource: agents.NewResource(a), KeyMetrics: []keyMetricDefinition{}}
 		for _, d := range a.KeyMetrics {
 			body.KeyMetrics = append(body.KeyMetrics, newDefinition(d))
 		}
 		httpapi.JSON(w, http.StatusOK, body)
+		return nil
 	}
 }
 
@@ -60,12 +60,11 @@ type promotionRequest struct {
 
 // promotionRequests handles GET .../promotion-requests, the one per-agent
 // GET allowed on private agents.
-func promotionRequests(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func promotionRequests(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		_, a, err := readAgent(r, store, true)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		out := []promotionRequest{}
 		for _, p := range a.PromotionRequestList() {
@@ -73,6 +72,7 @@ func promotionRequests(store Store) http.HandlerFunc {
 				RequestedAt: workspace.FormatTime(p.RequestedAt), Status: p.Status, Note: p.Note})
 		}
 		httpapi.JSON(w, http.StatusOK, map[string]any{"promotionRequests": out})
+		return nil
 	}
 }
 
@@ -96,22 +96,19 @@ type connectionsResponse struct {
 
 // connectedAgents handles GET .../connected-agents: the agent, every agent
 // of the workspace (real connections cross teams) and the teams' names.
-func connectedAgents(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func connectedAgents(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, a, err := readAgent(r, store, false)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		all, err := store.AllAgents(r.Context(), caller.WorkspaceID, "")
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		teams, err := store.Teams(r.Context(), caller.WorkspaceID)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		names := map[string]string{}
 		for _, t := range teams {
@@ -136,5 +133,6 @@ func connectedAgents(store Store) http.HandlerFunc {
 			return out
 		}
 		httpapi.JSON(w, http.StatusOK, connectionsResponse{Outbound: entries(c.Outbound), Inbound: entries(c.Inbound), Available: entries(c.Available)})
+		return nil
 	}
 }

@@ -47,24 +47,22 @@ var emptyObject = json.RawMessage(`{}`)
 // stored messages keep their native form. A chat of another agent is not
 // found. A large answer is gzipped for clients that accept it (see
 // httpapi.fitResponse and the OpenAPI document for the limit).
-func getChat(store ChatStore) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func getChat(store ChatStore) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, a, err := readAgent(r, store, false)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		chatID := r.PathValue("chatId")
 		if !workspace.PlausibleID(chatID) {
-			httpapi.Error(w, r, workspace.NotFound("chat not found"))
-			return
+			return workspace.NotFound("chat not found")
 		}
 		c, err := store.Chat(r.Context(), caller.WorkspaceID, a.ID, chatID)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.JSON(w, http.StatusOK, newChatBody(c))
+		return nil
 	}
 }
 

@@ -47,8 +47,8 @@ var (
 // summary (one GetItem); with conversationId, that conversation's entries
 // (date is then ignored); else the entries of date's UTC day (default
 // today). Entries are oldest first.
-func diary(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func diary(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		year, yearSet, err := httpapi.QueryInt(r, "year", minDiaryYear, maxDiaryYear)
 		var month int
 		var monthSet, dateSet, convSet bool
@@ -71,27 +71,24 @@ func diary(store Store, clock workspace.Clock) http.HandlerFunc {
 			err = errMonthAndDay
 		}
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		caller, a, err := readAgent(r, store, false)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		ctx := r.Context()
 		if yearSet {
 			days, err := store.DiaryMonth(ctx, caller.WorkspaceID, a.ID, time.Date(year, time.Month(month), 1, 0, 0, 0, 0, time.UTC))
 			if err != nil {
-				httpapi.Error(w, r, err)
-				return
+				return err
 			}
 			body := diaryMonth{Year: year, Month: month, Days: make([]diaryDay, len(days))}
 			for i, d := range days {
 				body.Days[i] = diaryDay{Date: d.Date, Count: d.Count}
 			}
 			httpapi.JSON(w, http.StatusOK, body)
-			return
+			return nil
 		}
 		var entries []workspace.DiaryEntry
 		switch {
@@ -106,8 +103,7 @@ func diary(store Store, clock workspace.Clock) http.HandlerFunc {
 			entries, err = store.DiaryDay(ctx, caller.WorkspaceID, a.ID, date)
 		}
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		out := make([]diaryEntry, len(entries))
 		for i, e := range entries {
@@ -115,5 +111,6 @@ func diary(store Store, clock workspace.Clock) http.HandlerFunc {
 				Type: e.Type, Title: e.Title, Details: e.Details, ConversationID: e.ConversationID}
 		}
 		httpapi.JSON(w, http.StatusOK, map[string]any{"entries": out})
+		return nil
 	}
 }

@@ -48,8 +48,8 @@ type recordBody struct {
 // keyMetrics handles GET .../key-metrics: the query is checked first
 // (days 1–365, startDate/endDate ISO, recent 0–500, start not after end),
 // then the agent is read, then its metrics (Store.KeyMetrics: O(days)).
-func keyMetrics(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func keyMetrics(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		var q workspace.MetricPeriodQuery
 		days, set, err := httpapi.QueryInt(r, "days", workspace.MinMetricDays, workspace.MaxMetricDays)
 		if err == nil && set {
@@ -75,18 +75,15 @@ func keyMetrics(store Store, clock workspace.Clock) http.HandlerFunc {
 			p, err = workspace.MetricPeriod(q, clock.Now())
 		}
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		caller, a, err := readAgent(r, store, false)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		rep, err := store.KeyMetrics(r.Context(), caller.WorkspaceID, a, p, recent)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		body := keyMetricsResponse{AgentID: rep.AgentID, AgentName: rep.AgentName,
 			Period:  periodBody{StartDate: workspace.FormatTime(p.Start), EndDate: workspace.FormatTime(p.End)},
@@ -110,5 +107,6 @@ func keyMetrics(store Store, clock workspace.Clock) http.HandlerFunc {
 			body.Metrics = append(body.Metrics, m)
 		}
 		httpapi.JSON(w, http.StatusOK, body)
+		return nil
 	}
 }

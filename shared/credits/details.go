@@ -23,39 +23,31 @@ type appliedDetails struct {
 // that shows or hides the per-message credit details in the listed agents'
 // chats. Display only: it never touches limits or running states, so no
 // result carries impact. A team-scoped key reaches only its team's agents.
-func setCreditDetails(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func setCreditDetails(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req detailsRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		ids, err := httpapi.UniqueIDs(req.IDs)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if req.ShowTokenOptimisationInfo == nil {
-			httpapi.Error(w, r, workspace.Invalid("showTokenOptimisationInfo is required: true or false"))
-			return
+			return workspace.Invalid("showTokenOptimisationInfo is required: true or false")
 		}
 		outs := store.SetCreditDetails(r.Context(), caller.WorkspaceID, caller.TeamID, ids, *req.ShowTokenOptimisationInfo)
-		items := make([]httpapi.BatchItem, len(outs))
-		for i, o := range outs {
-			switch {
-			case o.Err == nil:
-				items[i] = httpapi.Succeeded(o.ID, o.Name, o.Unchanged, appliedDetails{ShowTokenOptimisationInfo: o.Show})
-			case workspace.IsNotFound(o.Err):
-				items[i] = httpapi.Failed(o.ID, "", workspace.ErrAgentNotFound.Error())
-			default:
-				items[i] = httpapi.FailedUnexpectedly(r.Context(), o.ID, o.Name, o.Err, "credit details", "workspaceId", caller.WorkspaceID, "agentId", o.ID)
+		httpapi.WriteOutcomes(w, r, outs, func(o workspace.DisplayOutcome) httpapi.Outcome {
+			if workspace.IsNotFound(o.Err) {
+				return agentNotFound(o.ID)
 			}
-		}
-		httpapi.WriteBatch(w, r, items)
+			return httpapi.Outcome{ID: o.ID, Name: o.Name, Unchanged: o.Unchanged,
+				Applied: appliedDetails{ShowTokenOptimisationInfo: o.Show}, Err: o.Err}
+		}, agentLog("credit details", caller))
+		return nil
 	}
 }

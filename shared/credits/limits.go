@@ -1,7 +1,6 @@
 package credits
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -37,80 +36,79 @@ var errMonthlyNeedsAdmin = workspace.Forbidden("only workspace admins can change
 // that sets or clears the daily and/or monthly limit of the listed agents
 // and re-evaluates each one's running state at once. A body naming
 // monthlyCreditLimit (even as null) from a non-admin is refused whole (403).
-func setAgentLimits(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func setAgentLimits(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req limitsRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		ids, err := httpapi.UniqueIDs(req.IDs)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		change := workspace.LimitChange{Daily: req.DailyCreditLimit, Monthly: req.MonthlyCreditLimit}
 		if err := change.Check(); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if change.TouchesMonthly() && caller.Role != workspace.RoleAdmin {
-			httpapi.Error(w, r, errMonthlyNeedsAdmin)
-			return
+			return errMonthlyNeedsAdmin
 		}
 		outs := store.SetAgentLimits(r.Context(), caller.WorkspaceID, caller.TeamID, ids, change, clock.Now())
-		httpapi.WriteBatch(w, r, batchResult(r.Context(), caller, outs, func(o workspace.CreditOutcome) any {
+		httpapi.WriteOutcomes(w, r, outs, creditOutcome(func(o workspace.CreditOutcome) any {
 			return appliedLimits{DailyCreditLimit: o.Limits.Daily, MonthlyCreditLimit: o.Limits.Monthly,
 				EffectiveDailyCreditLimit: o.Limits.EffectiveDaily}
-		}))
+		}), agentLog("credit batch", caller))
+		return nil
 	}
 }
 
 // resetDailyUsage handles POST /workspaceapi/agents/daily-usage/reset: a
 // batch that zeroes today's usage of the listed agents, resuming those their
 // daily limit stopped; the month's usage is unchanged.
-func resetDailyUsage(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func resetDailyUsage(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		ids, err := httpapi.DecodeIDs(r)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		outs := store.ResetDailyUsage(r.Context(), caller.WorkspaceID, caller.TeamID, ids, clock.Now())
-		httpapi.WriteBatch(w, r, batchResult(r.Context(), caller, outs, func(workspace.CreditOutcome) any {
+		httpapi.WriteOutcomes(w, r, outs, creditOutcome(func(workspace.CreditOutcome) any {
 			return appliedReset{CreditsToday: 0}
-		}))
+		}), agentLog("credit batch", caller))
+		return nil
 	}
 }
 
-// batchResult turns a credit batch's outcomes into its result: applied
-// gives a success's applied value. An agent the caller cannot see fails with
-// "agent not found"; one that kept losing races to other writes fails with
-// ErrBusy's message (retry it), one storage could not serve with the retry
-// message of an outage; any other failure fails its id alone, logged, as
-// "internal error".
-func batchResult(ctx context.Context, caller workspace.Caller, outs []workspace.CreditOutcome, applied func(workspace.CreditOutcome) any) []httpapi.BatchItem {
-	items := make([]httpapi.BatchItem, len(outs))
-	for i, o := range outs {
-		switch {
-		case o.Err == nil:
-			items[i] = httpapi.Succeeded(o.ID, o.Name, o.Unchanged, applied(o))
-			items[i].Impact = httpapi.Impact(o.Impact)
-		case workspace.IsNotFound(o.Err):
-			items[i] = httpapi.Failed(o.ID, "", workspace.ErrAgentNotFound.Error())
-		default:
-			items[i] = httpapi.FailedUnexpectedly(ctx, o.ID, o.Name, o.Err, "credit batch", "workspaceId", caller.WorkspaceID, "agentId", o.ID)
+// creditOutcome maps a credit batch's outcomes: applied gives a success's
+// applied value, and a success carries its impact on the agent's running
+// state. An agent the caller cannot see fails with "agent not found"; any
+// other failure is one the batch has no rule for (httpapi.FailedUnexpectedly).
+func creditOutcome(applied func(workspace.CreditOutcome) any) func(workspace.CreditOutcome) httpapi.Outcome {
+	return func(o workspace.CreditOutcome) httpapi.Outcome {
+		if workspace.IsNotFound(o.Err) {
+			return agentNotFound(o.ID)
 		}
+		return httpapi.Outcome{ID: o.ID, Name: o.Name, Unchanged: o.Unchanged, Applied: applied(o),
+			Impact: httpapi.Impact(o.Impact), Err: o.Err}
 	}
-	return items
+}
+
+// agentNotFound is the outcome of an agent the caller cannot see: it fails
+// with "agent not found", without a name, whatever the store's error said.
+func agentNotFound(id string) httpapi.Outcome {
+	return httpapi.Outcome{ID: id, Err: workspace.ErrAgentNotFound, Refused: true}
+}
+
+// agentLog logs an agent's unexpected failure in a batch as msg, with the
+// caller's workspace and the agent's id.
+func agentLog(msg string, caller workspace.Caller) httpapi.BatchLog {
+	return httpapi.BatchLog{Msg: msg, IDKey: "agentId", Attrs: []any{"workspaceId", caller.WorkspaceID}}
 }

@@ -44,32 +44,29 @@ var errFutureMonth = workspace.Invalid("month must not be after the current mont
 // creditsReport handles GET /workspaceapi/credits: the workspace's credit
 // use in one UTC month (this month by default), per team and per agent,
 // private agents included. Workspace-wide: a team-scoped key gets 403.
-func creditsReport(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func creditsReport(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeRead)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		now := clock.Now()
 		month, set, err := httpapi.QueryMonth(r, "month")
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if !set {
 			month = now
 		}
 		if workspace.MonthKey(month) > workspace.MonthKey(now) {
-			httpapi.Error(w, r, errFutureMonth)
-			return
+			return errFutureMonth
 		}
 		rep, err := store.CreditsReport(r.Context(), caller.WorkspaceID, workspace.MonthKey(month), now)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.JSON(w, http.StatusOK, newReport(rep))
+		return nil
 	}
 }
 

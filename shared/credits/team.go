@@ -28,43 +28,38 @@ type teamLimitResponse struct {
 // The body is checked first (400); then a team a team-scoped key does not
 // belong to, or an id over the length bound, is not found (404) without
 // reading; then team settings off (400) and an unknown team (404).
-func setTeamLimit(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req teamLimitRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if req.MonthlyCreditLimit.Omitted() {
-			httpapi.Error(w, r, workspace.Invalid("monthlyCreditLimit is required: a number, or null to remove the limit"))
-			return
+			return workspace.Invalid("monthlyCreditLimit is required: a number, or null to remove the limit")
 		}
 		var limit *float64
 		if v, ok := req.MonthlyCreditLimit.Get(); ok {
 			if err := workspace.CheckCredits("monthlyCreditLimit", v, false); err != nil {
-				httpapi.Error(w, r, err)
-				return
+				return err
 			}
 			limit = &v
 		}
 		teamID := r.PathValue("teamId")
 		if !workspace.PlausibleID(teamID) || (caller.TeamScoped() && teamID != caller.TeamID) {
-			httpapi.Error(w, r, workspace.ErrTeamNotFound)
-			return
+			return workspace.ErrTeamNotFound
 		}
 		out, err := store.SetTeamLimit(r.Context(), caller.WorkspaceID, teamID, limit, clock.Now())
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.JSON(w, http.StatusOK, teamLimitResponse{
 			ID: out.Team.ID, Name: out.Team.Name, MonthlyCreditLimit: out.Team.MonthlyCreditLimit,
 			Unchanged: out.Unchanged, Paused: out.Paused,
 		})
+		return nil
 	}
 }

@@ -39,36 +39,30 @@ var errDaysAndMonth = workspace.Invalid("give days or month, not both")
 // (month). The query is checked before anything is read; an agent the key
 // cannot see is not found (404), a private one is forbidden (403). Two round
 // trips: the agent, then one Query of its usage months.
-func agentUsage(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func agentUsage(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeRead)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		from, to, err := usagePeriod(r, clock.Now())
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		id := r.PathValue("agentId")
 		if !workspace.PlausibleID(id) {
-			httpapi.Error(w, r, workspace.ErrAgentNotFound)
-			return
+			return workspace.ErrAgentNotFound
 		}
 		agent, err := store.Agent(r.Context(), caller.WorkspaceID, id)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if err := workspace.AgentReadable(caller, agent); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		days, err := store.AgentDailyUsage(r.Context(), caller.WorkspaceID, id, from, to)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		body := usageResponse{AgentID: id, StartDate: workspace.DayKey(from), EndDate: workspace.DayKey(to),
 			Days: make([]dayUsage, len(days))}
@@ -79,6 +73,7 @@ func agentUsage(store Store, clock workspace.Clock) http.HandlerFunc {
 		}
 		body.Total = workspace.SumCredits(credits...)
 		httpapi.JSON(w, http.StatusOK, body)
+		return nil
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -113,6 +114,64 @@ func FailedUnexpectedly(ctx context.Context, id, name string, err error, msg str
 	}
 	slog.ErrorContext(ctx, msg, append(attrs, "error", err)...)
 	return Failed(id, name, "internal error")
+}
+
+// Outcome is one id's outcome of a batch write in the terms every batch
+// shares. Each endpoint maps its store's outcomes to it by its own rules
+// (WriteOutcomes): what a success applied and adds, which failures it has a
+// rule for.
+type Outcome struct {
+	ID        string
+	Name      string // the entity's name; "" when it was not found
+	Unchanged bool   // a success that changed nothing
+	Applied   any    // a success's values now in force
+	Impact    any    // a success's effect on the running state (credit writes)
+	// Tags are the entity's tags after the write (tag writes): shown on a
+	// success, and on a refusal that found the entity.
+	Tags *[]string
+	// Err is nil when the write succeeded.
+	Err error
+	// Refused marks Err as a failure the endpoint has a rule for (not
+	// found, a bound): the id fails with Err's message. Any other Err is
+	// one it has no rule for, and fails as FailedUnexpectedly says.
+	Refused bool
+}
+
+// BatchLog is how a batch logs an id that failed unexpectedly: Msg, with
+// Attrs (the caller's workspace, say) and the id under IDKey.
+type BatchLog struct {
+	Msg   string
+	IDKey string
+	Attrs []any
+}
+
+// WriteOutcomes answers a batch write whose store reported outs, one per id
+// in the ids' order: outcome maps each to its Outcome, which becomes its
+// result, and WriteBatch writes them, so every batch endpoint shares the
+// results' rules and the whole answer's 503.
+func WriteOutcomes[O any](w http.ResponseWriter, r *http.Request, outs []O, outcome func(O) Outcome, log BatchLog) {
+	items := make([]BatchItem, len(outs))
+	for i, o := range outs {
+		items[i] = outcome(o).result(r.Context(), log)
+	}
+	WriteBatch(w, r, items)
+}
+
+// result is o's result: applied on a success, failed with Err's message on
+// a refusal, and as FailedUnexpectedly says otherwise (logged per log).
+func (o Outcome) result(ctx context.Context, log BatchLog) BatchItem {
+	switch {
+	case o.Err == nil:
+		it := Succeeded(o.ID, o.Name, o.Unchanged, o.Applied)
+		it.Impact, it.Tags = o.Impact, o.Tags
+		return it
+	case o.Refused:
+		it := Failed(o.ID, o.Name, o.Err.Error())
+		it.Tags = o.Tags
+		return it
+	}
+	attrs := append(slices.Clip(log.Attrs), log.IDKey, o.ID)
+	return FailedUnexpectedly(ctx, o.ID, o.Name, o.Err, log.Msg, attrs...)
 }
 
 // WriteBatch answers a batch write with items' result, 200. When no id

@@ -100,25 +100,3 @@ func QueryMonth(r *http.Request, name string) (month time.Time, set bool, err er
 
 // monthLayout is how a month is written in a query: "2026-11".
 const monthLayout = "2006-01"
-
-// Paging of the paged lists (agents, members; docs/endpoints.md): limit from 1 to
-// MaxPageLimit, DefaultPageLimit when absent.
-const (
-	DefaultPageLimit = 100
-	MaxPageLimit     = 1000
-)
-
-// QueryPage reads the limit and cursor of a paged list: limit (1 to
-// MaxPageLimit, DefaultPageLimit when absent) and the id the cursor wraps
-// ("" for the first page).
-func QueryPage(r *http.Request) (limit int, after string, err error) {
-	limit, set, err := QueryInt(r, "limit", 1, MaxPageLimit)
-	if err != nil {
-		return 0, "", err
-	}
-	if !set {
-		limit = DefaultPageLimit
-	}
-	after, err = QueryCursor(r)
-	return limit, after, err
-}

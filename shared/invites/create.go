@@ -35,61 +35,52 @@ const (
 // sender panics, the invitation is withdrawn on a context that outlives the
 // request's; the answer says whether that worked, so a client either retries
 // with success or knows which invitation to revoke.
-func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspace.IDGenerator, acceptURL string, retention time.Duration) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspace.IDGenerator, acceptURL string, retention time.Duration) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeInvite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req workspace.InviteRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if err := req.Validate(); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		setup, err := store.InviteSetup(ctx, caller.WorkspaceID, caller.UserID, *req.Email)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if err := workspace.CheckInviteSettings(req, setup.Workspace); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		teams, err := store.ExistingTeams(ctx, caller.WorkspaceID, req.TeamIDs())
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		now := clock.Now()
 		if err := workspace.CheckInvite(req, setup.Workspace, teams, setup.Claim, now); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		id, err := ids.NewID("inv_")
 		if err != nil {
-			httpapi.Error(w, r, fmt.Errorf("new invitation id: %w", err))
-			return
+			return fmt.Errorf("new invitation id: %w", err)
 		}
 		inv := workspace.NewInvitation(id, req, setup.Workspace, setup.Inviter, now, retention)
 		if err := store.CreateInvitation(ctx, inv, setup.Claim, setup.Workspace.Seats, now); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		// Exactly one e-mail per created invitation: a retry of the same
 		// address is refused above, so it never reaches this point again.
 		if err := sendWithin(ctx, mailer, invitationEmail(inv, acceptURL)); err != nil {
 			slog.ErrorContext(ctx, "invitation e-mail failed; withdrawing the invitation",
 				"workspaceId", inv.WorkspaceID, "inviteId", inv.ID, "error", err)
-			httpapi.Error(w, r, withdraw(ctx, store, inv))
-			return
+			return withdraw(ctx, store, inv)
 		}
 		httpapi.JSON(w, http.StatusCreated, NewResource(inv, now))
+		return nil
 	}
 }
 

@@ -24,12 +24,6 @@ type TeamRole struct {
 	Role   string `json:"role"`
 }
 
-// listResponse is the body of GET /workspaceapi/members.
-type listResponse struct {
-	Members    []Resource `json:"members"`
-	NextCursor *string    `json:"nextCursor"`
-}
-
 // NewResource returns m's listed form.
 func NewResource(m workspace.Member) Resource {
 	r := Resource{ID: m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), Tags: m.Tags,
@@ -48,31 +42,25 @@ func NewResource(m workspace.Member) Resource {
 // the cursor of the next page or null after the last. A team-scoped key sees
 // only its team's members, each with that team alone. A page is one Query
 // (a team-scoped one adds one BatchGetItem per 100 members).
-func listMembers(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func listMembers(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeRead)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
-		limit, after, err := httpapi.QueryPage(r)
+		limit, after, err := httpapi.QueryPage(r, httpapi.DefaultPageLimit)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		members, more, err := store.MemberPage(r.Context(), caller.WorkspaceID, caller.TeamID, after, limit)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
-		body := listResponse{Members: make([]Resource, len(members))}
+		list := make([]Resource, len(members))
 		for i, m := range members {
-			body.Members[i] = NewResource(m)
+			list[i] = NewResource(m)
 		}
-		if more && len(members) > 0 {
-			next := httpapi.EncodeCursor(members[len(members)-1].ID)
-			body.NextCursor = &next
-		}
-		httpapi.JSON(w, http.StatusOK, body)
+		httpapi.WritePage(w, "members", list, more, func(m Resource) string { return m.ID })
+		return nil
 	}
 }

@@ -26,25 +26,22 @@ type appliedTags struct {
 // checked before anything is read. Member tags are workspace-wide (a
 // team-scoped key gets 403); a team-scoped key reaches only its team's
 // agents and its team. Team tags answer 400 while team settings are off.
-func setTags(store Store, kind workspace.Taggable) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func setTags(store Store, kind workspace.Taggable) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err == nil && kind == workspace.TaggableMember {
 			err = caller.RequireWorkspaceWide()
 		}
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req tagsRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		ids, err := httpapi.UniqueIDs(req.IDs)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var tags []string
 		if req.Tags != nil {
@@ -57,35 +54,26 @@ func setTags(store Store, kind workspace.Taggable) http.HandlerFunc {
 		if req.Mode != nil {
 			mode = workspace.TagMode(*req.Mode)
 			if mode == "" {
-				httpapi.Error(w, r, workspace.Invalid("mode must be add, remove or set"))
-				return
+				return workspace.Invalid("mode must be add, remove or set")
 			}
 		}
 		change, err := workspace.NewTagChange(tags, mode)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		outs, err := store.SetTags(r.Context(), caller.WorkspaceID, kind, caller.TeamID, ids, change)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
-		items := make([]httpapi.BatchItem, len(outs))
-		for i, o := range outs {
-			switch {
-			case o.Err == nil:
-				items[i] = httpapi.Succeeded(o.ID, o.Name, o.Unchanged, appliedTags{Tags: o.Tags})
-				items[i].Tags = &o.Tags
-			case workspace.KindOf(o.Err) != 0 && !workspace.IsBusy(o.Err): // not found, or past the tag limit (the entity's tags are unchanged)
-				items[i] = httpapi.Failed(o.ID, o.Name, o.Err.Error())
-				if o.Name != "" {
-					items[i].Tags = &o.Tags
-				}
-			default:
-				items[i] = httpapi.FailedUnexpectedly(r.Context(), o.ID, o.Name, o.Err, "tag batch", "workspaceId", caller.WorkspaceID, "kind", kind, "id", o.ID)
+		httpapi.WriteOutcomes(w, r, outs, func(o workspace.TagOutcome) httpapi.Outcome {
+			out := httpapi.Outcome{ID: o.ID, Name: o.Name, Unchanged: o.Unchanged, Applied: appliedTags{Tags: o.Tags}, Err: o.Err}
+			// Not found, or past the tag limit (the entity's tags are unchanged).
+			out.Refused = workspace.KindOf(o.Err) != 0 && !workspace.IsBusy(o.Err)
+			if o.Err == nil || o.Name != "" { // a refusal shows the tags of an entity it found
+				out.Tags = &o.Tags
 			}
-		}
-		httpapi.WriteBatch(w, r, items)
+			return out
+		}, httpapi.BatchLog{Msg: "tag batch", IDKey: "id", Attrs: []any{"workspaceId", caller.WorkspaceID, "kind", kind}})
+		return nil
 	}
 }

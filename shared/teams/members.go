@@ -25,38 +25,33 @@ func visibleUser(r *http.Request) (string, error) {
 // putMember handles PUT /workspaceapi/teams/{teamId}/members/{userId}: adds
 // the workspace member to the team with the role, or changes their role,
 // and answers the membership. An unknown team or user is 404.
-func putMember(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func putMember(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req roleRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if req.Role == nil || !workspace.TeamRole(*req.Role).Valid() {
-			httpapi.Error(w, r, workspace.Invalid("role is required: admin, member or guest"))
-			return
+			return workspace.Invalid("role is required: admin, member or guest")
 		}
 		team, err := visibleTeam(r, caller)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		user, err := visibleUser(r)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		tm := workspace.TeamMembership{WorkspaceID: caller.WorkspaceID, TeamID: team, UserID: user, Role: workspace.TeamRole(*req.Role)}
 		if err := store.PutTeamMember(r.Context(), tm); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.JSON(w, http.StatusOK, Membership{TeamID: team, UserID: user, Role: string(tm.Role)})
+		return nil
 	}
 }
 
@@ -64,27 +59,24 @@ func putMember(store Store) http.HandlerFunc {
 // removes the member from the team, 204. A workspace member who is not in
 // the team is 204 too (a retried DELETE succeeds); an unknown team or user
 // is 404.
-func deleteMember(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func deleteMember(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		team, err := visibleTeam(r, caller)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		user, err := visibleUser(r)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if err := store.DeleteTeamMember(r.Context(), caller.WorkspaceID, team, user); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.NoContent(w)
+		return nil
 	}
 }

@@ -39,23 +39,22 @@ func visibleTeam(r *http.Request, caller workspace.Caller) (string, error) {
 
 // listTeams handles GET /workspaceapi/teams: every team of the workspace in
 // id order. Workspace-wide: a team-scoped key gets 403.
-func listTeams(store Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func listTeams(store Store) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeRead)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		teams, err := store.ListTeams(r.Context(), caller.WorkspaceID)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		body := listResponse{Teams: make([]Summary, len(teams))}
 		for i, t := range teams {
 			body.Teams[i] = NewSummary(t)
 		}
 		httpapi.JSON(w, http.StatusOK, body)
+		return nil
 	}
 }
 
@@ -63,95 +62,84 @@ func listTeams(store Store) http.HandlerFunc {
 // name, answered 201 with the team. A name another team has, compared
 // case-insensitively, is 409 however many requests race for it.
 // Workspace-wide: a team-scoped key gets 403.
-func createTeam(store Store, clock workspace.Clock, ids workspace.IDGenerator) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func createTeam(store Store, clock workspace.Clock, ids workspace.IDGenerator) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req nameRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		name, err := req.name()
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		id, err := ids.NewID("team_")
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		t := workspace.Team{ID: id, WorkspaceID: caller.WorkspaceID, Name: name, Tags: []string{}, CreatedAt: clock.Now()}
 		if err := store.CreateTeam(r.Context(), t); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.JSON(w, http.StatusCreated, NewResource(workspace.TeamDetail{Team: t}))
+		return nil
 	}
 }
 
 // getTeam handles GET /workspaceapi/teams/{teamId}: the team with this
 // month's credits, its paused state, its members and its agents' ids. A
 // team-scoped key sees its own team only.
-func getTeam(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func getTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeRead)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		id, err := visibleTeam(r, caller)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		d, err := store.TeamDetail(r.Context(), caller.WorkspaceID, id, clock.Now())
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.JSON(w, http.StatusOK, NewResource(d))
+		return nil
 	}
 }
 
 // renameTeam handles PATCH /workspaceapi/teams/{teamId}: renames the team
 // (same rules and 409 as create) and answers the team as GET shows it. A
 // team-scoped key may rename its own team.
-func renameTeam(store Store, clock workspace.Clock) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func renameTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		var req nameRequest
 		if err := httpapi.Decode(r, &req); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		name, err := req.name()
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		id, err := visibleTeam(r, caller)
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		if err := store.RenameTeam(r.Context(), caller.WorkspaceID, id, name); err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		d, err := store.TeamDetail(r.Context(), caller.WorkspaceID, id, clock.Now())
 		if err != nil {
-			httpapi.Error(w, r, err)
-			return
+			return err
 		}
 		httpapi.JSON(w, http.StatusOK, NewResource(d))
+		return nil
 	}
 }

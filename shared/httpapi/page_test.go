@@ -1,0 +1,68 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+)
+
+type item struct {
+	ID string `json:"id"`
+}
+
+func TestAPageListsItsItemsThenTheNextCursor(t *testing.T) {
+	tests := []struct {
+		name     string
+		items    []item
+		more     bool
+		wantBody string
+	}{
+		{"more follow: the cursor wraps the last id", []item{{"a"}, {"b"}}, true,
+			`{"things":[{"id":"a"},{"id":"b"}],"nextCursor":"` + httpapi.EncodeCursor("b") + `"}`},
+		{"the last page: null", []item{{"a"}}, false, `{"things":[{"id":"a"}],"nextCursor":null}`},
+		{"an empty list is [], never null", nil, false, `{"things":[],"nextCursor":null}`},
+		{"an empty page has no cursor to give", []item{}, true, `{"things":[],"nextCursor":null}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+				httpapi.WritePage(w, "things", tc.items, tc.more, func(it item) string { return it.ID })
+				return nil
+			})
+			if status, body := serve(t, h, "/"); status != http.StatusOK || body != tc.wantBody {
+				t.Errorf("got %d %s, want 200 %s", status, body, tc.wantBody)
+			}
+		})
+	}
+}
+
+func TestQueryPageTakesALimitAndACursorOfOurs(t *testing.T) {
+	tests := []struct {
+		name, query string
+		def         int
+		wantLimit   int
+		wantAfter   string
+		wantErr     string
+	}{
+		{"no limit: the list's default", "", httpapi.DefaultPageLimit, httpapi.DefaultPageLimit, "", ""},
+		{"no limit and no default: the whole list", "", 0, 0, "", ""},
+		{"a limit and a cursor", "?limit=5&cursor=" + httpapi.EncodeCursor("x1"), 0, 5, "x1", ""},
+		{"a limit over the bound", "?limit=1001", 0, 0, "", "limit must be an integer from 1 to 1000"},
+		{"a limit of zero", "?limit=0", httpapi.DefaultPageLimit, 0, "", "limit must be an integer from 1 to 1000"},
+		{"a cursor not ours", "?cursor=***", 0, 0, "", "cursor is not a cursor this API returned"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			limit, after, err := httpapi.QueryPage(httptest.NewRequest("GET", "/x"+tc.query, nil), tc.def)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if limit != tc.wantLimit || after != tc.wantAfter || gotErr != tc.wantErr {
+				t.Errorf("QueryPage = %d, %q, %q; want %d, %q, %q", limit, after, gotErr, tc.wantLimit, tc.wantAfter, tc.wantErr)
+			}
+		})
+	}
+}

@@ -12,24 +12,29 @@ import (
 // with its key metric definitions.
 type agentResource struct {
 	agents.Resource
-	KeyMetrics []keyMetricDefinition `json:"keyMetrics"`
+	KeyMetrics []KeyMetricDefinition `json:"keyMetrics"`
 }
 
-// keyMetricDefinition is one key metric an agent counts.
-type keyMetricDefinition struct {
+// KeyMetricDefinition is one key metric an agent counts, the one wire form
+// of a definition: GET /workspaceapi/agents/{agentId} answers it, and
+// fixtures define an agent's key metrics in it.
+type KeyMetricDefinition struct {
 	Name        string      `json:"name"`
 	Description string      `json:"description"`
-	Measurement measurement `json:"measurement"`
+	Measurement Measurement `json:"measurement"`
 }
 
-type measurement struct {
+// Measurement says how a key metric's values are measured (Unit) and
+// aggregated (Aggregation: average or sum).
+type Measurement struct {
 	Unit        string `json:"unit"`
 	Aggregation string `json:"aggregation"`
 }
 
-func newDefinition(d workspace.KeyMetricDefinition) keyMetricDefinition {
-	return keyMetricDefinition{Name: d.Name, Description: d.Description,
-		Measurement: measurement{Unit: d.Measurement.Unit, Aggregation: d.Measurement.Aggregation}}
+// newDefinition returns d's wire form.
+func newDefinition(d workspace.KeyMetricDefinition) KeyMetricDefinition {
+	return KeyMetricDefinition{Name: d.Name, Description: d.Description,
+		Measurement: Measurement{Unit: d.Measurement.Unit, Aggregation: d.Measurement.Aggregation}}
 }
 
 // getAgent handles GET /workspaceapi/agents/{agentId} and GET
@@ -40,7 +45,7 @@ func getAgent(store Store) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		body := agentResource{Resource: agents.NewResource(a), KeyMetrics: []keyMetricDefinition{}}
+		body := agentResource{Resource: agents.NewResource(a), KeyMetrics: []KeyMetricDefinition{}}
 		for _, d := range a.KeyMetrics {
 			body.KeyMetrics = append(body.KeyMetrics, newDefinition(d))
 		}
@@ -49,8 +54,10 @@ func getAgent(store Store) httpapi.HandlerFunc {
 	}
 }
 
-// promotionRequest is one element of GET .../promotion-requests.
-type promotionRequest struct {
+// PromotionRequest is an agent's promotion request, the one wire form of
+// it: an element of GET .../promotion-requests, and how fixtures give an
+// agent's requests. RequestedAt is an RFC 3339 timestamp.
+type PromotionRequest struct {
 	ID                string `json:"id"`
 	RequestedByUserID string `json:"requestedByUserId"`
 	RequestedAt       string `json:"requestedAt"`
@@ -66,9 +73,9 @@ func promotionRequests(store Store) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		out := []promotionRequest{}
+		out := []PromotionRequest{}
 		for _, p := range a.PromotionRequestList() {
-			out = append(out, promotionRequest{ID: p.ID, RequestedByUserID: p.RequestedByUserID,
+			out = append(out, PromotionRequest{ID: p.ID, RequestedByUserID: p.RequestedByUserID,
 				RequestedAt: workspace.FormatTime(p.RequestedAt), Status: p.Status, Note: p.Note})
 		}
 		httpapi.JSON(w, http.StatusOK, map[string]any{"promotionRequests": out})

@@ -5,38 +5,24 @@ import (
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/wire"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // chatBody is GET .../chats/{chatId}; transport is absent on a portal chat.
 type chatBody struct {
-	ID               string        `json:"id"`
-	AgentID          string        `json:"agentId"`
-	CreatedDate      string        `json:"createdDate"`
-	LastActivityDate string        `json:"lastActivityDate"`
-	Starred          bool          `json:"starred"`
-	ShortDesc        string        `json:"shortDesc"`
-	Effort           string        `json:"effort"`
-	LLMModel         string        `json:"llmModel"`
-	LLMResolvedModel string        `json:"llmResolvedModel"`
-	CreditsTotal     float64       `json:"creditsTotal"`
-	Transport        *transport    `json:"transport,omitempty"`
-	Messages         []messageBody `json:"messages"`
-}
-
-type transport struct {
-	Type string `json:"type"`
-}
-
-type messageBody struct {
-	Format         string          `json:"format"`
-	Body           json.RawMessage `json:"body"`
-	MessageID      string          `json:"messageId"`
-	AppUserID      string          `json:"appUserId"`
-	TS             string          `json:"ts"`
-	TokenMetadata  json.RawMessage `json:"tokenMetadata"`
-	SenderName     string          `json:"senderName"`
-	SenderImageURL string          `json:"senderImageUrl"`
+	ID               string             `json:"id"`
+	AgentID          string             `json:"agentId"`
+	CreatedDate      string             `json:"createdDate"`
+	LastActivityDate string             `json:"lastActivityDate"`
+	Starred          bool               `json:"starred"`
+	ShortDesc        string             `json:"shortDesc"`
+	Effort           string             `json:"effort"`
+	LLMModel         string             `json:"llmModel"`
+	LLMResolvedModel string             `json:"llmResolvedModel"`
+	CreditsTotal     float64            `json:"creditsTotal"`
+	Transport        *wire.Transport    `json:"transport,omitempty"`
+	Messages         []wire.ChatMessage `json:"messages"`
 }
 
 // emptyObject is the tokenMetadata of a message that has none.
@@ -74,17 +60,17 @@ func newChatBody(c workspace.Chat) chatBody {
 		ID: c.ID, AgentID: c.AgentID, CreatedDate: workspace.FormatTime(c.CreatedDate),
 		LastActivityDate: workspace.FormatTime(c.LastActivity()), Starred: c.Starred,
 		ShortDesc: red(c.ShortDesc), Effort: red(c.Effort), LLMModel: red(c.LLMModel), LLMResolvedModel: red(c.LLMResolvedModel),
-		CreditsTotal: c.CreditsTotal, Messages: make([]messageBody, len(c.Messages)),
+		CreditsTotal: c.CreditsTotal, Messages: make([]wire.ChatMessage, len(c.Messages)),
 	}
 	if c.TransportType != "" {
-		b.Transport = &transport{Type: red(c.TransportType)}
+		b.Transport = &wire.Transport{Type: red(c.TransportType)}
 	}
 	for i, m := range c.Messages {
 		tm := workspace.RedactJSONObject(m.TokenMetadata)
 		if len(tm) == 0 {
 			tm = emptyObject
 		}
-		b.Messages[i] = messageBody{
+		b.Messages[i] = wire.ChatMessage{
 			Format: m.Format, Body: workspace.RedactMessageBody(m.Format, m.Body), MessageID: m.MessageID,
 			AppUserID: m.AppUserID, TS: workspace.FormatTime(m.TS), TokenMetadata: tm,
 			SenderName: red(m.SenderName), SenderImageURL: red(m.SenderImageURL),

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/wire"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -14,17 +15,12 @@ const (
 	maxDiaryYear = 9999
 )
 
-// diaryEntry is a diary entry; conversationId is absent on an entry
-// without a conversation.
+// diaryEntry is a diary entry as GET .../diary answers it: the entry as an
+// event brings it in, and the agent it belongs to, which an event carries
+// in its head.
 type diaryEntry struct {
-	ID             string `json:"id"`
-	AgentID        string `json:"agentId"`
-	CustomerID     string `json:"customerId"`
-	Timestamp      string `json:"timestamp"`
-	Type           string `json:"type"`
-	Title          string `json:"title"`
-	Details        string `json:"details"`
-	ConversationID string `json:"conversationId,omitempty"`
+	wire.DiaryEntry
+	AgentID string `json:"agentId"`
 }
 
 type diaryDay struct {
@@ -107,8 +103,9 @@ func diary(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		}
 		out := make([]diaryEntry, len(entries))
 		for i, e := range entries {
-			out[i] = diaryEntry{ID: e.ID, AgentID: e.AgentID, CustomerID: e.CustomerID, Timestamp: workspace.FormatTime(e.Timestamp),
-				Type: e.Type, Title: e.Title, Details: e.Details, ConversationID: e.ConversationID}
+			out[i] = diaryEntry{AgentID: e.AgentID, DiaryEntry: wire.DiaryEntry{ID: e.ID, CustomerID: e.CustomerID,
+				Timestamp: workspace.FormatTime(e.Timestamp), Type: e.Type, Title: e.Title, Details: e.Details,
+				ConversationID: e.ConversationID}}
 		}
 		httpapi.JSON(w, http.StatusOK, map[string]any{"entries": out})
 		return nil

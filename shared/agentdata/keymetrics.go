@@ -32,7 +32,7 @@ type metricReport struct {
 	Aggregate         *float64     `json:"aggregate"`
 	PreviousAggregate *float64     `json:"previousAggregate"`
 	LastRecordedAt    *string      `json:"lastRecordedAt"`
-	Measurement       measurement  `json:"measurement"`
+	Measurement       Measurement  `json:"measurement"`
 	Recent            []recordBody `json:"recent"`
 }
 
@@ -94,7 +94,7 @@ func keyMetrics(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 				Count: f.Current.Count, TotalCount: f.TotalCount, ValueCount: f.Current.ValueCount, PreviousCount: f.Previous.Count,
 				Aggregate:         workspace.Aggregate(f.Definition.Measurement.Aggregation, f.Current),
 				PreviousAggregate: workspace.Aggregate(f.Definition.Measurement.Aggregation, f.Previous),
-				Measurement:       measurement{Unit: f.Definition.Measurement.Unit, Aggregation: f.Definition.Measurement.Aggregation},
+				Measurement:       Measurement{Unit: f.Definition.Measurement.Unit, Aggregation: f.Definition.Measurement.Aggregation},
 				Recent:            []recordBody{},
 			}
 			if !f.LastRecordedAt.IsZero() {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentplatform/workspaceapi/shared/jsondoc"
+	"github.com/agentplatform/workspaceapi/shared/wire"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -48,31 +49,18 @@ type ChatMessage struct {
 	Message workspace.Message
 }
 
-// DiaryEntry is a diary.entry event.
+// DiaryEntry is a diary.entry event: one entry of the agent's diary.
 type DiaryEntry struct {
 	Head
-	EntryID    string
-	CustomerID string
-	Timestamp  time.Time
-	Type       string
-	Title      string
-	Details    string
-	// ConversationID is empty for an entry without a conversation.
-	ConversationID string
+	Entry workspace.DiaryEntry
 }
 
 // MetricRecord is a metric.recorded event: one record of the agent's key
-// metric named Metric.
+// metric named Record.Metric. A record without a value (Record.Value nil)
+// counts, but carries no figure (docs/agent-data.md, Key metrics).
 type MetricRecord struct {
 	Head
-	Metric     string
-	RecordID   string
-	OccurredAt time.Time
-	// Value is nil for a record without a value (it counts, but carries no
-	// figure: docs/agent-data.md, Key metrics).
-	Value *float64
-	Ref   string
-	Note  string
+	Record workspace.MetricRecord
 }
 
 // wireHead is the JSON of Head, embedded (inlined) in each type's body.
@@ -92,49 +80,24 @@ type wireCreditsUsed struct {
 
 type wireChatMessage struct {
 	wireHead
-	ChatID  string       `json:"chatId"`
-	Chat    *wireChat    `json:"chat"`
-	Message *wireMessage `json:"message"`
+	ChatID  string            `json:"chatId"`
+	Chat    *wireChat         `json:"chat"`
+	Message *wire.ChatMessage `json:"message"`
 }
 
 type wireChat struct {
-	CreatedDate      *string        `json:"createdDate"`
-	ShortDesc        *string        `json:"shortDesc"`
-	Effort           *string        `json:"effort"`
-	LLMModel         *string        `json:"llmModel"`
-	LLMResolvedModel *string        `json:"llmResolvedModel"`
-	Starred          *bool          `json:"starred"`
-	Transport        *wireTransport `json:"transport"`
-}
-
-type wireTransport struct {
-	Type string `json:"type"`
-}
-
-type wireMessage struct {
-	Format         string          `json:"format"`
-	Body           json.RawMessage `json:"body"`
-	MessageID      string          `json:"messageId"`
-	AppUserID      string          `json:"appUserId"`
-	TS             string          `json:"ts"`
-	TokenMetadata  json.RawMessage `json:"tokenMetadata"`
-	SenderName     string          `json:"senderName"`
-	SenderImageURL string          `json:"senderImageUrl"`
+	CreatedDate      *string         `json:"createdDate"`
+	ShortDesc        *string         `json:"shortDesc"`
+	Effort           *string         `json:"effort"`
+	LLMModel         *string         `json:"llmModel"`
+	LLMResolvedModel *string         `json:"llmResolvedModel"`
+	Starred          *bool           `json:"starred"`
+	Transport        *wire.Transport `json:"transport"`
 }
 
 type wireDiaryEntry struct {
 	wireHead
-	Entry *wireEntry `json:"entry"`
-}
-
-type wireEntry struct {
-	ID             string `json:"id"`
-	CustomerID     string `json:"customerId"`
-	Timestamp      string `json:"timestamp"`
-	Type           string `json:"type"`
-	Title          string `json:"title"`
-	Details        string `json:"details"`
-	ConversationID string `json:"conversationId"`
+	Entry *wire.DiaryEntry `json:"entry"`
 }
 
 type wireMetricRecorded struct {
@@ -451,10 +414,10 @@ func (w wireDiaryEntry) diaryEntry() (*DiaryEntry, error) {
 	if err := checkLongText("entry.details", e.Details, workspace.MaxDiaryDetailsLength); err != nil {
 		return nil, err
 	}
-	return &DiaryEntry{
-		Head: w.head(), EntryID: e.ID, CustomerID: e.CustomerID, Timestamp: at,
+	return &DiaryEntry{Head: w.head(), Entry: workspace.DiaryEntry{
+		ID: e.ID, AgentID: w.AgentID, CustomerID: e.CustomerID, Timestamp: at,
 		Type: e.Type, Title: e.Title, Details: e.Details, ConversationID: e.ConversationID,
-	}, nil
+	}}, nil
 }
 
 func (w wireMetricRecorded) metricRecord() (*MetricRecord, error) {
@@ -481,9 +444,10 @@ func (w wireMetricRecorded) metricRecord() (*MetricRecord, error) {
 	if err := checkLongText("record.note", r.Note, workspace.MaxMetricNoteLength); err != nil {
 		return nil, err
 	}
-	rec := &MetricRecord{Head: w.head(), Metric: w.Metric, RecordID: r.ID, OccurredAt: at, Ref: r.Ref, Note: r.Note}
+	rec := &MetricRecord{Head: w.head(), Record: workspace.MetricRecord{
+		ID: r.ID, Metric: w.Metric, OccurredAt: at, Ref: r.Ref, Note: r.Note}}
 	if v, ok := r.Value.Get(); ok {
-		rec.Value = &v
+		rec.Record.Value = &v
 	}
 	return rec, nil
 }

@@ -121,18 +121,18 @@ func TestParseAcceptsEveryEventType(t *testing.T) {
 				}
 			}},
 		{"diary.entry without conversation", usageJSON(diaryBase), func(t *testing.T, ev ingest.Event) {
-			if d := ev.Diary; d == nil || d.EntryID != "d1" || d.ConversationID != "" || d.Title != "t" {
+			if d := ev.Diary; d == nil || d.Entry.ID != "d1" || d.Entry.ConversationID != "" || d.Entry.Title != "t" {
 				t.Errorf("diary entry: got %+v", d)
 			}
 		}},
 		{"metric.recorded with a value", usageJSON(metricBase), func(t *testing.T, ev ingest.Event) {
-			if m := ev.Metric; m == nil || m.Metric != "Resolved" || m.Value == nil || *m.Value != 3 {
+			if m := ev.Metric; m == nil || m.Record.Metric != "Resolved" || m.Record.Value == nil || *m.Record.Value != 3 {
 				t.Errorf("metric record: got %+v", m)
 			}
 		}},
 		{"metric.recorded with a null value", usageJSON(metricBase + `, "record": {"id": "r1", "occurredAt": "2026-11-21T10:00:00Z", "value": null}`),
 			func(t *testing.T, ev ingest.Event) {
-				if m := ev.Metric; m == nil || m.Value != nil {
+				if m := ev.Metric; m == nil || m.Record.Value != nil {
 					t.Errorf("metric record: got %+v, want no value", m)
 				}
 			}},

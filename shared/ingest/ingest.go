@@ -233,16 +233,11 @@ func (d StoredAgentData) StoreChatMessage(ctx context.Context, m ChatMessage) er
 
 // StoreDiaryEntry stores the entry and counts it in its month's summary.
 func (d StoredAgentData) StoreDiaryEntry(ctx context.Context, e DiaryEntry) error {
-	return d.Store.PutDiaryEntry(ctx, e.ID, e.WorkspaceID, workspace.DiaryEntry{
-		ID: e.EntryID, AgentID: e.AgentID, CustomerID: e.CustomerID, Timestamp: e.Timestamp,
-		Type: e.Type, Title: e.Title, Details: e.Details, ConversationID: e.ConversationID,
-	}, d.Clock.Now())
+	return d.Store.PutDiaryEntry(ctx, e.ID, e.WorkspaceID, e.Entry, d.Clock.Now())
 }
 
 // StoreMetricRecord stores the record and adds it to its day's summary and
 // its metric's total.
 func (d StoredAgentData) StoreMetricRecord(ctx context.Context, r MetricRecord) error {
-	return d.Store.PutMetricRecord(ctx, r.ID, r.WorkspaceID, r.AgentID, workspace.MetricRecord{
-		ID: r.RecordID, Metric: r.Metric, OccurredAt: r.OccurredAt, Value: r.Value, Ref: r.Ref, Note: r.Note,
-	}, d.Clock.Now())
+	return d.Store.PutMetricRecord(ctx, r.ID, r.WorkspaceID, r.AgentID, r.Record, d.Clock.Now())
 }

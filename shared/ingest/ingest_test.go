@@ -219,7 +219,7 @@ func (r *recordingData) StoreDiaryEntry(_ context.Context, e ingest.DiaryEntry) 
 }
 
 func (r *recordingData) StoreMetricRecord(_ context.Context, m ingest.MetricRecord) error {
-	if m.Metric == "missing-agent" {
+	if m.Record.Metric == "missing-agent" {
 		return workspace.ErrAgentNotFound
 	}
 	r.metrics = append(r.metrics, m)
@@ -247,8 +247,8 @@ func TestValidAgentDataEventsReachTheAgentDataStore(t *testing.T) {
 	if got, want := failed(res), []string{"m4", "m5"}; !slices.Equal(got, want) {
 		t.Errorf("batchItemFailures: got %q, want %q (the seam's not-found, the invalid entry)", got, want)
 	}
-	if len(data.chats) != 1 || data.chats[0].ChatID != "chat1" || len(data.diary) != 1 || data.diary[0].EntryID != "e1" ||
-		len(data.metrics) != 1 || data.metrics[0].Value != nil {
+	if len(data.chats) != 1 || data.chats[0].ChatID != "chat1" || len(data.diary) != 1 || data.diary[0].Entry.ID != "e1" ||
+		len(data.metrics) != 1 || data.metrics[0].Record.Value != nil {
 		t.Errorf("seam got chats %+v, diary %+v, metrics %+v; want one of each", data.chats, data.diary, data.metrics)
 	}
 }

@@ -27,7 +27,9 @@ type Resource struct {
 	CreatedAt          string       `json:"createdAt"`
 }
 
-// TeamMember is one member of a team, with their role in it.
+// TeamMember is one member of a team, with their role in it: GET
+// /workspaceapi/teams/{teamId} lists a team's members in it, and fixtures
+// give a team's memberships in it.
 type TeamMember struct {
 	UserID string `json:"userId"`
 	Role   string `json:"role"`

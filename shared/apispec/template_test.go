@@ -10,8 +10,6 @@ package apispec_test
 // check reads the same file as yaml.v3 nodes.
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +17,7 @@ import (
 	"go/token"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -38,7 +37,6 @@ import (
 const (
 	repoRoot     = "../.."
 	templatePath = repoRoot + "/template.yaml"
-	makefilePath = repoRoot + "/Makefile"
 )
 
 // samTemplate is template.yaml seen two ways: as goformation parsed it, and as
@@ -532,136 +530,39 @@ func TestFunctionsSettings(t *testing.T) {
 	}
 }
 
-// makeTarget is one build-<LogicalId> target of the Makefile.
-type makeTarget struct {
-	line   int
-	recipe string // the recipe lines (inline after ";" and tab-indented), joined
-}
-
-var (
-	makeTargetLine = regexp.MustCompile(`^(build-[A-Za-z0-9]+)\s*:([^=].*)?$`)
-	// $(call build_lambda,<dir>): <dir> is the call's second argument.
-	buildLambdaCall = regexp.MustCompile(`\$\(call\s+build_lambda\s*,\s*([^,()\s]+)\s*(?:,[^()]*)?\)`)
-	// A recipe that names the package directly: go build ... ./functions/<dir>
-	functionsDir = regexp.MustCompile(`(?:^|[\s=])(?:\./)?functions/([A-Za-z0-9_.-]+)/?(?:\s|$)`)
-)
-
-// parseMakefile returns the Makefile's build-* targets and whether it
-// defines the build_lambda macro, or an error when it cannot be read.
-func parseMakefile(path string) (map[string]makeTarget, bool, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false, err
-	}
-	targets := map[string]makeTarget{}
-	definesMacro := false
-	macroDef := regexp.MustCompile(`^(?:define\s+build_lambda\b|build_lambda\s*[:+?]?=)`)
-	current := ""
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if macroDef.MatchString(line) {
-			definesMacro = true
-		}
-		if strings.HasPrefix(line, "\t") {
-			if current != "" {
-				tg := targets[current]
-				tg.recipe += "\n" + strings.TrimSpace(line)
-				targets[current] = tg
-			}
-			continue
-		}
-		current = ""
-		m := makeTargetLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		current = m[1]
-		tg := makeTarget{line: n}
-		if _, inline, ok := strings.Cut(m[2], ";"); ok {
-			tg.recipe = strings.TrimSpace(inline)
-		}
-		targets[current] = tg
-	}
-	return targets, definesMacro, sc.Err()
-}
-
-// recipeDir returns the functions/<dir> the recipe builds, or "".
-func recipeDir(recipe string) string {
-	if m := buildLambdaCall.FindStringSubmatch(recipe); m != nil {
-		return m[1]
-	}
-	if m := functionsDir.FindStringSubmatch(recipe); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-func TestParseMakefileTargets(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "Makefile")
-	content := "define build_lambda\n\tGOOS=linux go build -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(1)\nendef\n" +
-		".PHONY: build-InvitesFunction build-AuthorizerFunction\n" +
-		"build-InvitesFunction: ; $(call build_lambda,invites)\n" +
-		"build-AuthorizerFunction:\n\t$(call build_lambda, authorizer )\n" +
-		"build-OtherFunction:\n\tgo build -o $(ARTIFACTS_DIR)/bootstrap ./functions/other\n" +
-		"build-EmptyFunction:\n"
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	targets, macro, err := parseMakefile(path)
-	if err != nil {
-		t.Fatalf("parseMakefile: %v", err)
-	}
-	if !macro {
-		t.Errorf("definesMacro: got false, want true")
-	}
-	tests := []struct{ target, wantDir string }{
-		{"build-InvitesFunction", "invites"},
-		{"build-AuthorizerFunction", "authorizer"},
-		{"build-OtherFunction", "other"},
-		{"build-EmptyFunction", ""},
-	}
-	for _, tt := range tests {
-		tg, ok := targets[tt.target]
-		if !ok {
-			t.Errorf("target %s: not found", tt.target)
-			continue
-		}
-		if got := recipeDir(tg.recipe); got != tt.wantDir {
-			t.Errorf("target %s: dir got %q, want %q (recipe %q)", tt.target, got, tt.wantDir, tg.recipe)
-		}
-	}
-}
+// functionsDir finds the package a build command builds: ./functions/<dir>.
+var functionsDir = regexp.MustCompile(`(?:^|\s)\./functions/([A-Za-z0-9_.-]+)/?(?:\s|$)`)
 
 // TestFunctionsBuildWithMakefile checks that `sam build` can build every
-// function: a build-<LogicalId> target in the Makefile whose recipe builds
-// ./functions/<dir>, a package main.
+// function: make itself (a dry run, as sam build calls it, with
+// ARTIFACTS_DIR) shows that build-<LogicalId> builds ./functions/<dir>, a
+// package main, into ARTIFACTS_DIR/bootstrap.
 func TestFunctionsBuildWithMakefile(t *testing.T) {
-	tpl := loadTemplate(t)
-	targets, definesMacro, err := parseMakefile(makefilePath)
-	if err != nil {
-		t.Fatalf("read %s: %v", makefilePath, err)
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Fatalf("make is needed to check the Makefile's build targets: %v", err)
 	}
-	fns := tpl.resourceIDs("AWS::Serverless::Function")
-	for _, fnID := range fns {
+	tpl := loadTemplate(t)
+	for _, fnID := range tpl.resourceIDs("AWS::Serverless::Function") {
 		t.Run(fnID, func(t *testing.T) {
-			target := "build-" + fnID
-			tg, ok := targets[target]
-			if !ok {
-				t.Fatalf("Makefile: no target %s (want a line like `%s: ; $(call build_lambda,<dir>)`)", target, target)
+			artifacts := t.TempDir()
+			cmd := exec.Command("make", "-s", "-n", "-C", repoRoot, "build-"+fnID, "ARTIFACTS_DIR="+artifacts)
+			cmd.Env = append(os.Environ(), "MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("make -n build-%s: %v\n%s", fnID, err, out)
 			}
-			if strings.Contains(tg.recipe, "build_lambda") && !definesMacro {
-				t.Errorf("Makefile:%d: %s calls build_lambda, which the Makefile does not define", tg.line, target)
+			text := string(out)
+			m := functionsDir.FindStringSubmatch(text)
+			if m == nil || !strings.Contains(text, "go build") {
+				t.Fatalf("make build-%s does not go build ./functions/<dir>: %s", fnID, text)
 			}
-			dir := recipeDir(tg.recipe)
-			if dir == "" {
-				t.Fatalf("Makefile:%d: recipe of %s = %q: want $(call build_lambda,<dir>) or a build of ./functions/<dir>", tg.line, target, tg.recipe)
+			if !strings.Contains(text, artifacts+"/bootstrap") {
+				t.Errorf("make build-%s does not write ARTIFACTS_DIR/bootstrap: %s", fnID, text)
 			}
-			mainGo := filepath.Join(repoRoot, "functions", dir, "main.go")
+			mainGo := filepath.Join(repoRoot, "functions", m[1], "main.go")
 			f, err := parser.ParseFile(token.NewFileSet(), mainGo, nil, parser.PackageClauseOnly)
 			if err != nil {
-				t.Fatalf("%s builds ./functions/%s: %v", target, dir, err)
+				t.Fatalf("build-%s builds ./functions/%s: %v", fnID, m[1], err)
 			}
 			if got := f.Name.Name; got != "main" {
 				t.Errorf("%s: package %s, want package main", mainGo, got)

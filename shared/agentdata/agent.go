@@ -84,15 +84,16 @@ func promotionRequests(store Store) httpapi.HandlerFunc {
 }
 
 // connectedAgent is one entry of GET .../connected-agents; groupId and
-// groupName are absent for an agent without a team.
+// groupName, its team's, are always present: null for an agent without a
+// team.
 type connectedAgent struct {
-	ID                   string `json:"id"`
-	Name                 string `json:"name"`
-	Description          string `json:"description"`
-	ImageURL             string `json:"imageUrl"`
-	GroupID              string `json:"groupId,omitempty"`
-	GroupName            string `json:"groupName,omitempty"`
-	AgentDiscoverability string `json:"agentDiscoverability"`
+	ID                   string  `json:"id"`
+	Name                 string  `json:"name"`
+	Description          string  `json:"description"`
+	ImageURL             string  `json:"imageUrl"`
+	GroupID              *string `json:"groupId"`
+	GroupName            *string `json:"groupName"`
+	AgentDiscoverability string  `json:"agentDiscoverability"`
 }
 
 type connectionsResponse struct {
@@ -135,7 +136,11 @@ func connectedAgents(store Store) httpapi.HandlerFunc {
 			out := make([]connectedAgent, len(as))
 			for i, o := range as {
 				out[i] = connectedAgent{ID: o.ID, Name: o.Name, Description: o.Description, ImageURL: o.ImageURL,
-					GroupID: o.TeamID, GroupName: names[o.TeamID], AgentDiscoverability: o.AgentDiscoverability}
+					AgentDiscoverability: o.AgentDiscoverability}
+				if o.TeamID != "" {
+					id, name := o.TeamID, names[o.TeamID]
+					out[i].GroupID, out[i].GroupName = &id, &name
+				}
 			}
 			return out
 		}

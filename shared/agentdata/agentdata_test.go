@@ -309,13 +309,18 @@ func TestConnectedAgents(t *testing.T) {
 	var b struct{ Outbound, Inbound, Available []entry }
 	get(t, env, "/workspaceapi/agents/ag_main/connected-agents", keyRead, http.StatusOK, &b)
 	want := `{"Outbound":[{"ID":"ag_private","GroupID":"team_a","GroupName":"Research"},{"ID":"ag_b1","GroupID":"team_b","GroupName":"Support"}],` +
-		`"Inbound":[{"ID":"ag_b1","GroupID":"team_b","GroupName":"Support"},{"ID":"ag_team","GroupID":"team_a","GroupName":"Research"}],` +
+		`"Inbound":[{"ID":"ag_b1","GroupID":"team_b","GroupName":"Support"},{"ID":"ag_none","GroupID":"","GroupName":""},{"ID":"ag_team","GroupID":"team_a","GroupName":"Research"}],` +
 		`"Available":[{"ID":"ag_team","GroupID":"team_a","GroupName":"Research"}]}`
 	if got, _ := json.Marshal(b); string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// An agent without a team has its group, null, not left out.
+	raw := get(t, env, "/workspaceapi/agents/ag_main/connected-agents", keyRead, http.StatusOK, nil)
+	if !strings.Contains(string(raw.Body), `"id":"ag_none","name":"None","description":"","imageUrl":"","groupId":null,"groupName":null`) {
+		t.Errorf("a teamless agent's groupId and groupName are not null: %s", raw.Body)
+	}
 	get(t, env, "/workspaceapi/agents/ag_main/connected-agents", keyTeamA, http.StatusOK, &b)
-	if len(b.Outbound) != 2 || len(b.Inbound) != 2 {
+	if len(b.Outbound) != 2 || len(b.Inbound) != 3 {
 		t.Errorf("a team-scoped key still sees real connections across teams: %+v", b)
 	}
 }

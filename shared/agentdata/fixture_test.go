@@ -53,7 +53,7 @@ var testFixture = `{"workspaces": [
     "keyMetrics": [], "connections": ["ag_main"], "promotionRequests": []},
    {"id": "ag_none", "name": "None", "description": "", "imageUrl": "", "teamId": null, "isPrivate": false,
     "agentDiscoverability": "none", "tags": [], "dailyCreditLimit": null, "monthlyCreditLimit": null, "showTokenOptimisationInfo": false,
-    "keyMetrics": [], "connections": [], "promotionRequests": []}],
+    "keyMetrics": [], "connections": ["ag_main"], "promotionRequests": []}],
   "invites": [],
   "apiKeys": [
    {"key": "` + keyRead + `", "name": "read", "userId": "u_admin", "scopes": ["read"], "teamId": null, "expiresAt": null, "disabled": false},

@@ -39,6 +39,33 @@ func Decode(r *http.Request, dst any) error {
 	return DecodeBytes(body, dst)
 }
 
+// DecodeNone holds a request whose operation takes no body (a DELETE of one
+// resource) to the rules of every body (docs/bounds.md): none at all is
+// fine; one that is sent is checked like any other (415 for another media
+// type, 413 past MaxBodyBytes, 400 unless it is a JSON object) and must
+// have no fields, since the operation reads none.
+func DecodeNone(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	for _, ct := range r.Header.Values("Content-Type") {
+		if err := checkContentType(ct); err != nil {
+			return err
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return workspace.Invalid("the request body could not be read")
+	}
+	if len(body) > MaxBodyBytes {
+		return workspace.TooLarge("the request body exceeds %d KiB", MaxBodyBytes>>10)
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	return DecodeBytes(body, &struct{}{})
+}
+
 // checkContentType accepts an empty Content-Type and application/json, the
 // media type compared case-insensitively. JSON is UTF-8 (RFC 8259), so a
 // charset parameter other than utf-8 is refused too. The message never

@@ -58,11 +58,15 @@ func putMember(store Store) httpapi.HandlerFunc {
 // deleteMember handles DELETE /workspaceapi/teams/{teamId}/members/{userId}:
 // removes the member from the team, 204. A workspace member who is not in
 // the team is 204 too (a retried DELETE succeeds); an unknown team or user
-// is 404.
+// is 404. It reads no body, but one that is sent follows the rules of every
+// body.
 func deleteMember(store Store) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
+			return err
+		}
+		if err := httpapi.DecodeNone(r); err != nil {
 			return err
 		}
 		team, err := visibleTeam(r, caller)

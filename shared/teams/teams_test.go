@@ -197,3 +197,31 @@ func TestTeamMembership(t *testing.T) {
 		t.Errorf("members list %s, want each member's teams as the memberships say", got)
 	}
 }
+
+// TestABodySentOnTheMemberDeleteFollowsTheRulesOfEveryBody: the DELETE reads
+// no body, but one that is sent is held to the same rules as any other.
+func TestABodySentOnTheMemberDeleteFollowsTheRulesOfEveryBody(t *testing.T) {
+	env := newEnv(t)
+	const path = "/workspaceapi/teams/team_a/members/u_creator"
+	for _, tc := range []struct {
+		name, contentType, body string
+		want                    int
+	}{
+		{"another media type", "text/plain", "remove them", http.StatusUnsupportedMediaType},
+		{"a body over 256 KiB", "application/json", `{"x": "` + strings.Repeat("a", 300<<10) + `"}`, http.StatusRequestEntityTooLarge},
+		{"malformed JSON", "application/json", `{"x":`, http.StatusBadRequest},
+		{"a field the operation does not read", "application/json", `{"role": "admin"}`, http.StatusBadRequest},
+		{"not an object", "application/json", `[]`, http.StatusBadRequest},
+		{"an empty object", "application/json", `{}`, http.StatusNoContent},
+		{"no body", "", "", http.StatusNoContent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := env.DoRaw(t, http.MethodDelete, path, map[string]string{
+				"Authorization": "Bearer " + keyAdmin, "Content-Type": tc.contentType,
+			}, tc.body)
+			if res.Status != tc.want {
+				t.Errorf("status %d (%s), want %d", res.Status, res.Body, tc.want)
+			}
+		})
+	}
+}

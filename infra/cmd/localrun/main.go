@@ -170,7 +170,7 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "listening on http://%s\n", addr)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(jsonErrors(ln)) }()
 	if own.Load() != nil {
 		// The supervisor ends before run returns, and so before the
 		// instance it may have restarted is stopped.

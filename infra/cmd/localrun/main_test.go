@@ -545,3 +545,48 @@ func TestShellWordsReadTheREADMEsQuoting(t *testing.T) {
 		}
 	}
 }
+
+// TestTheRunnersOwnErrorsAreJSON: what net/http answers by itself, before
+// any handler, to a request it cannot read is {"error"} JSON too.
+func TestTheRunnersOwnErrorsAreJSON(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(http.NotFoundHandler())
+	srv.MaxHeaderBytes = 1 << 10
+	go func() { _ = srv.Serve(jsonErrors(ln)) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	for _, tc := range []struct {
+		name, request string
+		want          int
+	}{
+		{"headers over the limit", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 8<<10) + "\r\n\r\n", 431},
+		{"two Content-Length headers", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400},
+		{"an unknown transfer coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: rot13\r\n\r\n", 501},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.Write([]byte(tc.request)); err != nil {
+				t.Fatal(err)
+			}
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tc.want {
+				t.Errorf("status %d, want %d", res.StatusCode, tc.want)
+			}
+			apitest.CheckErrorBody(t, res.Header, body)
+			if res.Header.Get("Cache-Control") != "no-store" {
+				t.Errorf("Cache-Control %q, want no-store", res.Header.Get("Cache-Control"))
+			}
+		})
+	}
+}

@@ -231,8 +231,10 @@ func (s *Store) Chat(ctx context.Context, ws, agent, chatID string) (workspace.C
 // DiaryDay reads the agent's diary entries of the UTC day of day, oldest first.
 func (s *Store) DiaryDay(ctx context.Context, ws, agent string, day time.Time) ([]workspace.DiaryEntry, error) {
 	from := workspace.DayStart(day)
+	// The last day's range ends at the last instant, not in year 10000.
+	to := workspace.NotAfterLatest(from.Add(workspace.Day))
 	its, err := queryItems[diaryItem](ctx, s, "", attrPK, agentDataPK(ws, agent), attrSK,
-		prefixDiary+storedTime(from), prefixDiary+storedTime(from.Add(workspace.Day)), false, 0, "diary day")
+		prefixDiary+storedTime(from), prefixDiary+storedTime(to), false, 0, "diary day")
 	return diaryEntries(its), err
 }
 

@@ -30,6 +30,20 @@ func (p Period) Previous() Period { return Period{Start: p.Start.Add(-p.Length()
 // EarliestMetricTime is the earliest bound a key-metrics period may have.
 var EarliestMetricTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// LatestTime is the last instant the API speaks of, to the millisecond
+// timestamps keep: every date and time parameter takes years up to 9999,
+// and a period that would reach past it ends there (docs/bounds.md), so no
+// bound read from storage or answered ever has a five-digit year.
+var LatestTime = time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC)
+
+// NotAfterLatest returns t, or LatestTime when t is later.
+func NotAfterLatest(t time.Time) time.Time {
+	if t.After(LatestTime) {
+		return LatestTime
+	}
+	return t
+}
+
 // MetricPeriodQuery is what a key-metrics request says about its period;
 // nil: not given.
 type MetricPeriodQuery struct {
@@ -48,13 +62,13 @@ type MetricPeriodQuery struct {
 func MetricPeriod(q MetricPeriodQuery, now time.Time) (Period, error) {
 	end := now.UTC()
 	if q.EndDate != nil {
-		end = q.EndDate.UTC().Truncate(time.Millisecond)
+		end = NotAfterLatest(q.EndDate.UTC().Truncate(time.Millisecond))
 		if end.Before(EarliestMetricTime) {
 			return Period{}, Invalid("endDate must not be before %s", FormatTime(EarliestMetricTime))
 		}
 	}
 	if q.StartDate != nil {
-		start := q.StartDate.UTC().Truncate(time.Millisecond)
+		start := NotAfterLatest(q.StartDate.UTC().Truncate(time.Millisecond))
 		if start.Before(EarliestMetricTime) {
 			return Period{}, Invalid("startDate must not be before %s", FormatTime(EarliestMetricTime))
 		}

@@ -124,3 +124,28 @@ func TestConnect(t *testing.T) {
 		t.Errorf("available outside the key's scope: %v", got)
 	}
 }
+
+func TestAPeriodThatWouldReachPast9999EndsThere(t *testing.T) {
+	late := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Date(9999, 12, 30, 0, 0, 0, 0, time.UTC)
+	one := 1
+	for _, tc := range []struct {
+		name       string
+		q          MetricPeriodQuery
+		start, end time.Time
+	}{
+		{"an end past 9999 ends at the last instant", MetricPeriodQuery{StartDate: &start, EndDate: &late}, start, LatestTime},
+		{"a lookback from past 9999 ends there too", MetricPeriodQuery{EndDate: &late, Days: &one}, LatestTime.Add(-Day), LatestTime},
+		{"a start past 9999 starts at the last instant", MetricPeriodQuery{StartDate: &late, EndDate: &late}, LatestTime, LatestTime},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := MetricPeriod(tc.q, start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !p.Start.Equal(tc.start) || !p.End.Equal(tc.end) {
+				t.Errorf("period [%s, %s), want [%s, %s)", FormatTime(p.Start), FormatTime(p.End), FormatTime(tc.start), FormatTime(tc.end))
+			}
+		})
+	}
+}

@@ -135,6 +135,12 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("PUT", "/workspaceapi/teams/"+team.ID+"/members/usr_omar", adminKey, `{"role": "admin"}`, 200)
 	do("PUT", "/workspaceapi/teams/"+team.ID+"/members/usr_omar", adminKey, `{"role": "member"}`, 200)
 	do("DELETE", "/workspaceapi/teams/"+team.ID+"/members/usr_omar", adminKey, "", 204)
+	// A Creator who is a team's admin (usr_omar, team_growth) changes it,
+	// after a read of their member item; another team is refused.
+	do("PATCH", "/workspaceapi/teams/team_growth", creatorKey, `{"name": "Growth"}`, 200)
+	do("PUT", "/workspaceapi/teams/team_growth/members/usr_priya", creatorKey, `{"role": "member"}`, 200)
+	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", creatorKey, `{"monthlyCreditLimit": 1}`, 200)
+	do("PATCH", "/workspaceapi/teams/team_support", creatorKey, `{"name": "Mine"}`, 403)
 
 	// Members, whole, paged and team-scoped.
 	do("GET", "/workspaceapi/members", adminKey, "", 200)

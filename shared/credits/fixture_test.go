@@ -15,13 +15,16 @@ import (
 // Keys of the test fixture, named for what they may do.
 const (
 	keyAdmin   = "wk_testAdminKey00000000000000000000000001"
-	keyCreator = "wk_testCreatorKey000000000000000000000001" // read and write; owner is not an admin
+	keyCreator = "wk_testCreatorKey000000000000000000000001" // read and write; owner is not an admin, but team_a's admin
+	keyMember  = "wk_testMemberKey0000000000000000000000001" // read and write; owner is not an admin, and team_a's member
 	keyRead    = "wk_testReadKey000000000000000000000000001"
 	keyTeamA   = "wk_testTeamKey000000000000000000000000001"
 	keyOther   = "wk_testOtherWorkspaceKey00000000000000001"
 )
 
-// testFixture: ws_a (teams on, default daily limit 20) with ag_free (no
+// testFixture: ws_a (teams on, default daily limit 20) with members u_admin
+// (admin), u_creator (member, team_a's admin) and u_member (member, team_a's
+// member); ag_free (no
 // team, no limits of its own), ag_daily (team_a, daily 5), ag_monthly (no
 // team, monthly 8), ag_private (team_a, private), ag_support1 and
 // ag_support2 (team_b, monthly limit 10). ws_b has team settings off, a team
@@ -31,10 +34,11 @@ var testFixture = `{"workspaces": [
   "allowedEmailDomains": [], "defaultDailyCreditLimit": 20,
   "members": [
    {"id": "u_admin", "email": "admin@alpha.example", "name": "Ada Admin", "role": "admin", "tags": [], "joinedAt": "2026-01-01T00:00:00Z"},
-   {"id": "u_creator", "email": "creator@alpha.example", "name": "Cy Creator", "role": "member", "tags": [], "joinedAt": "2026-01-02T00:00:00Z"}
+   {"id": "u_creator", "email": "creator@alpha.example", "name": "Cy Creator", "role": "member", "tags": [], "joinedAt": "2026-01-02T00:00:00Z"},
+   {"id": "u_member", "email": "member@alpha.example", "name": "Mo Member", "role": "member", "tags": [], "joinedAt": "2026-01-03T00:00:00Z"}
   ],
   "teams": [
-   {"id": "team_a", "name": "Research", "monthlyCreditLimit": null, "tags": [], "members": [{"userId": "u_creator", "role": "admin"}]},
+   {"id": "team_a", "name": "Research", "monthlyCreditLimit": null, "tags": [], "members": [{"userId": "u_creator", "role": "admin"}, {"userId": "u_member", "role": "member"}]},
    {"id": "team_b", "name": "Support", "monthlyCreditLimit": 10, "tags": [], "members": []}
   ],
   "agents": [
@@ -49,6 +53,7 @@ var testFixture = `{"workspaces": [
   "apiKeys": [
    {"key": "` + keyAdmin + `", "name": "admin", "userId": "u_admin", "scopes": ["read", "write", "invite"], "teamId": null, "expiresAt": null, "disabled": false},
    {"key": "` + keyCreator + `", "name": "creator", "userId": "u_creator", "scopes": ["read", "write"], "teamId": null, "expiresAt": null, "disabled": false},
+   {"key": "` + keyMember + `", "name": "member", "userId": "u_member", "scopes": ["read", "write"], "teamId": null, "expiresAt": null, "disabled": false},
    {"key": "` + keyRead + `", "name": "read only", "userId": "u_admin", "scopes": ["read"], "teamId": null, "expiresAt": null, "disabled": false},
    {"key": "` + keyTeamA + `", "name": "team scoped", "userId": "u_admin", "scopes": ["read", "write"], "teamId": "team_a", "expiresAt": null, "disabled": false}
   ],

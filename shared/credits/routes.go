@@ -21,6 +21,9 @@ type Store interface {
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
 	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)
 	SetCreditDetails(ctx context.Context, ws, teamScope string, ids []string, show bool) []workspace.DisplayOutcome
+	// Member reads a key owner's member item, for their role in a team
+	// (workspace.CanChangeTeam); only for callers who are not workspace admins.
+	Member(ctx context.Context, ws, userID string) (workspace.Member, error)
 }
 
 // Deps are the group's dependencies.

@@ -1,6 +1,7 @@
 package credits
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -27,7 +28,10 @@ type teamLimitResponse struct {
 // resumes all the team's agents at once as this month's usage calls for.
 // The body is checked first (400); then a team a team-scoped key does not
 // belong to, or an id over the length bound, is not found (404) without
-// reading; then team settings off (400) and an unknown team (404).
+// reading; then the role (403): a workspace admin passes without a read,
+// anyone else needs the admin role in this team (one read of their member
+// item), and is refused alike whether the team exists or not; then team
+// settings off (400) and an unknown team (404).
 func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
@@ -52,6 +56,9 @@ func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if !workspace.PlausibleID(teamID) || (caller.TeamScoped() && teamID != caller.TeamID) {
 			return workspace.ErrTeamNotFound
 		}
+		if err := mayChangeTeam(r.Context(), store, caller, teamID); err != nil {
+			return err
+		}
 		out, err := store.SetTeamLimit(r.Context(), caller.WorkspaceID, teamID, limit, clock.Now())
 		if err != nil {
 			return err
@@ -62,4 +69,20 @@ func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		})
 		return nil
 	}
+}
+
+// mayChangeTeam returns nil when caller may set team teamID's limit, and
+// workspace.ErrChangeTeamForbidden otherwise (workspace.CanChangeTeam): a
+// workspace admin at once, anyone else after one read of their own member
+// item, whose teams hold their team roles. The owner's member item gone
+// (they left; the gateway caches its decision for a while) is no role.
+func mayChangeTeam(ctx context.Context, store Store, caller workspace.Caller, teamID string) error {
+	if !workspace.NeedsTeamRole(caller) {
+		return nil
+	}
+	m, err := store.Member(ctx, caller.WorkspaceID, caller.UserID)
+	if err != nil && !workspace.IsNotFound(err) {
+		return err
+	}
+	return workspace.CanChangeTeam(caller, m.RoleIn(teamID))
 }

@@ -116,3 +116,61 @@ func TestTeamScopedKeySetsItsOwnTeamsLimit(t *testing.T) {
 		t.Fatalf("status %d: %s", res.Status, res.Body)
 	}
 }
+
+// TestWhoMaySetATeamsLimit: a workspace admin sets any team's limit; anyone
+// else only a team they administer, refused alike for a team they do not
+// administer, an unknown team and another workspace's. The body is checked
+// (400) before the role (403), and a refusal writes nothing. The cases run
+// in order on one workspace.
+func TestWhoMaySetATeamsLimit(t *testing.T) {
+	env := newEnv(t)
+	tests := []struct {
+		name, key, team, body string
+		want                  int
+		wantTrips             []string // nil: not checked
+	}{
+		{"an admin, any team: no extra read", keyAdmin, "team_b", `{"monthlyCreditLimit": 100}`, 200,
+			[]string{"BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
+		{"the team's admin", keyCreator, "team_a", `{"monthlyCreditLimit": 50}`, 200,
+			[]string{"GetItem", "BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
+		{"the team's admin removes it", keyCreator, "team_a", `{"monthlyCreditLimit": null}`, 200, nil},
+		{"the team's admin, an invalid body: 400 first", keyCreator, "team_a", `{"monthlyCreditLimit": -1}`, 400, []string{}},
+		{"a Creator, a team they do not administer", keyCreator, "team_b", `{"monthlyCreditLimit": 1}`, 403, []string{"GetItem"}},
+		{"a Creator, an unknown team", keyCreator, "team_nope", `{"monthlyCreditLimit": 1}`, 403, []string{"GetItem"}},
+		{"a Creator, another workspace's team", keyCreator, "team_other", `{"monthlyCreditLimit": 1}`, 403, []string{"GetItem"}},
+		{"a Creator, an id over 256 characters: 404 without reading", keyCreator, strings.Repeat("t", 257), `{"monthlyCreditLimit": 1}`, 404, []string{}},
+		{"a member of the team who is not its admin", keyMember, "team_a", `{"monthlyCreditLimit": 1}`, 403, []string{"GetItem"}},
+		{"a member of the team, removing it", keyMember, "team_a", `{"monthlyCreditLimit": null}`, 403, nil},
+		{"a read-only key", keyRead, "team_a", `{"monthlyCreditLimit": 1}`, 403, []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := env.Do(t, http.MethodPut, teamLimitPath(tc.team), tc.key, tc.body)
+			if res.Status != tc.want {
+				t.Fatalf("status %d (%s), want %d", res.Status, res.Body, tc.want)
+			}
+			if tc.want == http.StatusForbidden && tc.key != keyRead {
+				if msg := res.Error(t); msg != "only workspace admins and the team's admins can change this team" {
+					t.Errorf("error %q, want the team-change refusal", msg)
+				}
+			}
+			if ops := env.FunctionTrips.Ops(); tc.wantTrips != nil && !slices.Equal(ops, tc.wantTrips) {
+				t.Errorf("round trips %v, want %v", ops, tc.wantTrips)
+			}
+		})
+	}
+	var report struct {
+		Teams []struct {
+			ID                 string
+			MonthlyCreditLimit *float64
+		}
+	}
+	res := env.Do(t, http.MethodGet, "/workspaceapi/credits", keyCreator, "") // reads follow the scopes alone
+	if res.Status != http.StatusOK {
+		t.Fatalf("the report with the Creator's key: %d %s", res.Status, res.Body)
+	}
+	res.JSON(t, &report)
+	if got := show(report.Teams); got != `[{"ID":"team_a","MonthlyCreditLimit":null},{"ID":"team_b","MonthlyCreditLimit":100}]` {
+		t.Errorf("teams' limits %s, want team_a none and team_b 100: refusals change nothing", got)
+	}
+}

@@ -24,7 +24,9 @@ func visibleUser(r *http.Request) (string, error) {
 
 // putMember handles PUT /workspaceapi/teams/{teamId}/members/{userId}: adds
 // the workspace member to the team with the role, or changes their role,
-// and answers the membership. An unknown team or user is 404.
+// and answers the membership. The body is checked (400), then the ids (404
+// without reading), then the role (403, mayChange); then an unknown team or
+// user is 404.
 func putMember(store Store) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
@@ -46,6 +48,9 @@ func putMember(store Store) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		if err := mayChange(r.Context(), store, caller, team); err != nil {
+			return err
+		}
 		tm := workspace.TeamMembership{WorkspaceID: caller.WorkspaceID, TeamID: team, UserID: user, Role: workspace.TeamRole(*req.Role)}
 		if err := store.PutTeamMember(r.Context(), tm); err != nil {
 			return err
@@ -59,7 +64,7 @@ func putMember(store Store) httpapi.HandlerFunc {
 // removes the member from the team, 204. A workspace member who is not in
 // the team is 204 too (a retried DELETE succeeds); an unknown team or user
 // is 404. It reads no body, but one that is sent follows the rules of every
-// body.
+// body. The order of checks is putMember's.
 func deleteMember(store Store) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
@@ -75,6 +80,9 @@ func deleteMember(store Store) httpapi.HandlerFunc {
 		}
 		user, err := visibleUser(r)
 		if err != nil {
+			return err
+		}
+		if err := mayChange(r.Context(), store, caller, team); err != nil {
 			return err
 		}
 		if err := store.DeleteTeamMember(r.Context(), caller.WorkspaceID, team, user); err != nil {

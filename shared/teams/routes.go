@@ -1,6 +1,8 @@
 // Package teams is the teams endpoint group: list, create, read and rename
 // teams, and add, change or remove a team's members. Every route answers
-// 400 while the workspace has team settings off.
+// 400 while the workspace has team settings off. Creating a team needs the
+// workspace admin role; renaming one and changing its members need that or
+// the team's own admin role (workspace.CanCreateTeam, CanChangeTeam).
 package teams
 
 import (
@@ -20,6 +22,9 @@ type Store interface {
 	TeamDetail(ctx context.Context, ws, teamID string, now time.Time) (workspace.TeamDetail, error)
 	PutTeamMember(ctx context.Context, tm workspace.TeamMembership) error
 	DeleteTeamMember(ctx context.Context, ws, teamID, userID string) error
+	// Member reads a key owner's member item, for their role in a team
+	// (workspace.CanChangeTeam); only for callers who are not workspace admins.
+	Member(ctx context.Context, ws, userID string) (workspace.Member, error)
 }
 
 // Deps are the group's dependencies.

@@ -1,6 +1,7 @@
 package teams
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -24,6 +25,24 @@ func (req nameRequest) name() (string, error) {
 		return "", workspace.Invalid("name is required")
 	}
 	return workspace.TeamName(*req.Name)
+}
+
+// mayChange returns nil when caller may change team teamID, and
+// workspace.ErrChangeTeamForbidden otherwise (workspace.CanChangeTeam): a
+// workspace admin at once, anyone else after one read of their own member
+// item, whose teams hold their team roles. The owner's member item gone
+// (they left; the gateway caches its decision for a while) is no role.
+// Callers check the team's id with visibleTeam first, and write nothing
+// before it.
+func mayChange(ctx context.Context, store Store, caller workspace.Caller, teamID string) error {
+	if !workspace.NeedsTeamRole(caller) {
+		return nil
+	}
+	m, err := store.Member(ctx, caller.WorkspaceID, caller.UserID)
+	if err != nil && !workspace.IsNotFound(err) {
+		return err
+	}
+	return workspace.CanChangeTeam(caller, m.RoleIn(teamID))
 }
 
 // visibleTeam returns the team id of r's path, or workspace.ErrTeamNotFound
@@ -59,9 +78,11 @@ func listTeams(store Store) httpapi.HandlerFunc {
 }
 
 // createTeam handles POST /workspaceapi/teams: a new team with the trimmed
-// name, answered 201 with the team. A name another team has, compared
-// case-insensitively, is 409 however many requests race for it.
-// Workspace-wide: a team-scoped key gets 403.
+// name, answered 201 with the team. A name another team has, compared by
+// workspace.TeamNameKey, is 409 however many requests race for it.
+// Workspace-wide: a team-scoped key gets 403. The body is checked (400)
+// before the role: a key whose owner is not a workspace admin gets 403
+// without any read.
 func createTeam(store Store, clock workspace.Clock, ids workspace.IDGenerator) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeWrite)
@@ -74,6 +95,9 @@ func createTeam(store Store, clock workspace.Clock, ids workspace.IDGenerator) h
 		}
 		name, err := req.name()
 		if err != nil {
+			return err
+		}
+		if err := workspace.CanCreateTeam(caller); err != nil {
 			return err
 		}
 		id, err := ids.NewID("team_")
@@ -113,7 +137,9 @@ func getTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 
 // renameTeam handles PATCH /workspaceapi/teams/{teamId}: renames the team
 // (same rules and 409 as create) and answers the team as GET shows it. A
-// team-scoped key may rename its own team.
+// team-scoped key may rename its own team. The body is checked (400), then
+// the id (404 without reading), then the role (403, mayChange), then the
+// team itself.
 func renameTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
@@ -130,6 +156,9 @@ func renameTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		}
 		id, err := visibleTeam(r, caller)
 		if err != nil {
+			return err
+		}
+		if err := mayChange(r.Context(), store, caller, id); err != nil {
 			return err
 		}
 		if err := store.RenameTeam(r.Context(), caller.WorkspaceID, id, name); err != nil {

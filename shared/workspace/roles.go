@@ -29,3 +29,37 @@ const (
 func (r TeamRole) Valid() bool {
 	return r == TeamRoleAdmin || r == TeamRoleMember || r == TeamRoleGuest
 }
+
+// ErrCreateTeamForbidden is the 403 of POST /workspaceapi/teams from a key
+// whose owner is not a workspace admin.
+var ErrCreateTeamForbidden = Forbidden("only workspace admins can create teams")
+
+// ErrChangeTeamForbidden is the 403 of a rename, a membership change or a
+// team credit limit from a key whose owner is neither a workspace admin nor
+// an admin of that team. A team that does not exist, or is another
+// workspace's, answers it too, so the 403 tells nothing about other teams.
+var ErrChangeTeamForbidden = Forbidden("only workspace admins and the team's admins can change this team")
+
+// CanCreateTeam returns ErrCreateTeamForbidden unless c's owner is a
+// workspace admin: creating a team needs the workspace admin role.
+func CanCreateTeam(c Caller) error {
+	if c.Role != RoleAdmin {
+		return ErrCreateTeamForbidden
+	}
+	return nil
+}
+
+// CanChangeTeam returns ErrChangeTeamForbidden unless c's owner is a
+// workspace admin or roleInTeam, the owner's role in the team being changed
+// ("" when not in it), is TeamRoleAdmin: renaming a team, changing its
+// members and setting its monthly credit limit need one or the other.
+func CanChangeTeam(c Caller, roleInTeam TeamRole) error {
+	if c.Role != RoleAdmin && roleInTeam != TeamRoleAdmin {
+		return ErrChangeTeamForbidden
+	}
+	return nil
+}
+
+// NeedsTeamRole reports whether CanChangeTeam's answer for c depends on the
+// owner's role in the team, so it must be read: not for a workspace admin.
+func NeedsTeamRole(c Caller) bool { return c.Role != RoleAdmin }

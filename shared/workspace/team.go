@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Team is a group of a workspace's members and agents that can share a monthly
@@ -31,44 +33,83 @@ type TeamMembership struct {
 // MaxTeamNameLength is the longest team name, in characters, after trimming.
 const MaxTeamNameLength = 100
 
-// TeamName returns raw trimmed of surrounding whitespace, or a KindInvalid
-// error unless it is then 1 to MaxTeamNameLength characters and holds no
-// key-shaped text.
+// MaxTeamNameKeyBytes bounds a team name's key (TeamNameKey), which names
+// its claim in storage, where a sort key holds at most 1,024 bytes. Only
+// names full of compatibility characters that NFKC expands (U+FDFA, one
+// character, becomes 18) come near it.
+const MaxTeamNameKeyBytes = 1000
+
+// TeamName returns raw trimmed of surrounding white space, which is how the
+// name is stored and shown, or a KindInvalid error unless it is then 1 to
+// MaxTeamNameLength characters, holds no control character (Cc) and no
+// format character (Cf: zero-width characters, bidi controls, the soft
+// hyphen), holds something visible (see invisible), holds no key-shaped
+// text, and its key fits MaxTeamNameKeyBytes.
 func TeamName(raw string) (string, error) {
 	name := strings.TrimSpace(raw)
 	if n := utf8.RuneCountInString(name); n < 1 || n > MaxTeamNameLength {
 		return "", Invalid("name must be 1 to %d characters after trimming surrounding whitespace", MaxTeamNameLength)
 	}
+	visible := false
+	for _, r := range name {
+		switch {
+		case unicode.Is(unicode.Cc, r):
+			return "", Invalid("name holds %U, a control character: team names cannot hold control characters", r)
+		case unicode.Is(unicode.Cf, r):
+			return "", Invalid("name holds %U, an invisible format character (zero-width, bidi control or soft hyphen): team names cannot hold format characters", r)
+		case !invisible(r):
+			visible = true
+		}
+	}
+	if !visible {
+		return "", Invalid("name must hold at least one visible character")
+	}
 	if ContainsKey(name) {
 		// Stored, it would be echoed by every read of the team (docs/bounds.md).
 		return "", Invalid("name looks like an API key; keys go only in the Authorization header")
 	}
+	if len(TeamNameKey(name)) > MaxTeamNameKeyBytes {
+		return "", Invalid("name is too long once normalized: its compatibility characters (Unicode NFKC) expand it past %d bytes", MaxTeamNameKeyBytes)
+	}
 	return name, nil
 }
 
-// TeamNameKey is what makes two team names the same: names compare
-// case-insensitively after trimming (docs/endpoints.md, Teams).
-//
-// Each letter is folded to one representative of its case orbit (Unicode
-// simple case folding), so Σ, σ and ς make one key, as A and a do; the key
-// of an ASCII name is its lower case.
+// invisible reports whether r shows nothing on its own: white space, a mark
+// (it only modifies what precedes it), a control or format character, a
+// default-ignorable letter (the Hangul fillers U+115F, U+1160, U+3164 and
+// U+FFA0, U+034F, ...), or a symbol drawn blank (the braille blank U+2800,
+// the null notehead U+1D159). A name made of these alone shows nothing.
+func invisible(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsMark(r) ||
+		unicode.In(r, unicode.Cc, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point) ||
+		r == '\u2800' || r == '\U0001D159'
+}
+
+// TeamNameKey is what makes two team names the same (docs/endpoints.md,
+// Teams): the name in Unicode NFKC (so canonically equivalent spellings,
+// NFC or NFD, and compatibility forms such as full-width letters and
+// ligatures are one), each letter folded to one representative of its case
+// orbit (Unicode simple case folding: Σ, σ and ς make one key, as A and a
+// do), and every run of white space made one space, with none around it.
+// The key of a trimmed ASCII name with single spaces is its lower case.
 func TeamNameKey(name string) string {
-	trimmed := strings.TrimSpace(name)
-	var b strings.Builder
-	b.Grow(len(trimmed))
-	for _, r := range trimmed {
+	folded := []rune(norm.NFKC.String(name))
+	for i, r := range folded {
 		least := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 			least = min(least, f)
 		}
-		b.WriteRune(unicode.ToLower(least))
+		folded[i] = unicode.ToLower(least)
 	}
-	return b.String()
+	// Folding can leave a string that is no longer in NFKC (a folded
+	// letter that composes with what follows): normalize again, so two
+	// names whose folded forms are equivalent make one key.
+	return strings.Join(strings.FieldsFunc(norm.NFKC.String(string(folded)), unicode.IsSpace), " ")
 }
 
 // ErrDuplicateTeamName is the 409 of a create or rename to a name another
 // team of the workspace has.
-var ErrDuplicateTeamName = Conflict("a team with this name already exists in the workspace (names compare case-insensitively)")
+var ErrDuplicateTeamName = Conflict("a team with this name already exists in the workspace (names compare ignoring case, runs of white space and Unicode compatibility forms)")
 
 // TeamDetail is a team as GET /workspaceapi/teams/{teamId} shows it: the
 // team, its credit standing this UTC month, its members and its agents.
@@ -84,4 +125,14 @@ type TeamDetail struct {
 type MemberTeam struct {
 	TeamID string
 	Role   TeamRole
+}
+
+// RoleIn returns m's role in team teamID, or "" when m is not in it.
+func (m Member) RoleIn(teamID string) TeamRole {
+	for _, t := range m.Teams {
+		if t.TeamID == teamID {
+			return t.Role
+		}
+	}
+	return ""
 }

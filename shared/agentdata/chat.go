@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/agentplatform/workspaceapi/shared/chatredact"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/wire"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -29,7 +30,7 @@ type chatBody struct {
 var emptyObject = json.RawMessage(`{}`)
 
 // getChat handles GET .../chats/{chatId}: the chat and its whole history,
-// oldest first, redacted on the way out (workspace.RedactMessageBody); the
+// oldest first, redacted on the way out (chatredact.MessageBody); the
 // stored messages keep their native form. A chat of another agent is not
 // found. A large answer is gzipped for clients that accept it (see
 // httpapi.fitResponse and the OpenAPI document for the limit).
@@ -53,9 +54,9 @@ func getChat(store ChatStore) httpapi.HandlerFunc {
 }
 
 // newChatBody is c as it leaves the service: message bodies and token
-// metadata redacted, key-shaped tokens removed from every other text.
+// metadata redacted, credentials removed from every other text.
 func newChatBody(c workspace.Chat) chatBody {
-	red := workspace.RedactTokens
+	red := chatredact.Text
 	b := chatBody{
 		ID: c.ID, AgentID: c.AgentID, CreatedDate: workspace.FormatTime(c.CreatedDate),
 		LastActivityDate: workspace.FormatTime(c.LastActivity()), Starred: c.Starred,
@@ -66,12 +67,12 @@ func newChatBody(c workspace.Chat) chatBody {
 		b.Transport = &wire.Transport{Type: red(c.TransportType)}
 	}
 	for i, m := range c.Messages {
-		tm := workspace.RedactJSONObject(m.TokenMetadata)
+		tm := chatredact.JSONObject(m.TokenMetadata)
 		if len(tm) == 0 {
 			tm = emptyObject
 		}
 		b.Messages[i] = wire.ChatMessage{
-			Format: m.Format, Body: workspace.RedactMessageBody(m.Format, m.Body), MessageID: m.MessageID,
+			Format: m.Format, Body: chatredact.MessageBody(m.Format, m.Body), MessageID: m.MessageID,
 			AppUserID: m.AppUserID, TS: workspace.FormatTime(m.TS), TokenMetadata: tm,
 			SenderName: red(m.SenderName), SenderImageURL: red(m.SenderImageURL),
 		}

@@ -1,9 +1,18 @@
-package workspace
+package chatredact
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+const (
+	FormatAnthropic = workspace.FormatAnthropic
+	FormatOpenAI    = workspace.FormatOpenAI
+	FormatText      = workspace.FormatText
 )
 
 // Planted secrets of every key shape the redaction knows.
@@ -58,7 +67,7 @@ func TestRedactMessageBodyCorpus(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := string(RedactMessageBody(tc.format, json.RawMessage(tc.body)))
+			got := string(MessageBody(tc.format, json.RawMessage(tc.body)))
 			if !json.Valid([]byte(got)) {
 				t.Fatalf("output is not JSON: %s", got)
 			}
@@ -82,6 +91,12 @@ func TestIsCredentialName(t *testing.T) {
 		"refreshToken": true, "sessionToken": true, "clientSecret": true, "secretAccessKey": true, "private_key": true,
 		"password": true, "Authorization": true, "credentials": true,
 		"max_tokens": false, "tokens": false, "inputTokens": false, "name": false, "keyboard": false, "tokenizer": false,
+		// The names of issue 14: pass, *_PASS, *_SECRET, *_TOKEN, connection strings, DSNs, signatures, sessions, cookies.
+		"pass": true, "passwd": true, "pwd": true, "DB_PASS": true, "dbPass": true, "JWT_SECRET": true, "SLACK_TOKEN": true,
+		"connection_string": true, "connectionString": true, "dsn": true, "sentry.dsn": true, "signature": true, "X-Amz-Signature": true,
+		"session": true, "sessionId": true, "cookie": true, "Set-Cookie": true, "basic_auth": true, "STRIPE_KEY": true, "AccountKey": true,
+		"bypass": false, "compass": false, "passenger": false, "partition_key": false, "sort_key": false, "key": false,
+		"session_count": false, "signature_version": false, "cookie_consent": false, "author": false,
 	} {
 		if got := IsCredentialName(name); got != want {
 			t.Errorf("IsCredentialName(%q) = %v, want %v", name, got, want)
@@ -91,8 +106,8 @@ func TestIsCredentialName(t *testing.T) {
 
 func TestEveryPlantedSecretShapeIsRedactedInText(t *testing.T) {
 	for _, s := range plantedSecrets {
-		if got := RedactTokens("x " + s + " y"); strings.Contains(got, s) || !strings.Contains(got, RedactedValue) {
-			t.Errorf("RedactTokens kept %q: %q", s, got)
+		if got := Text("x " + s + " y"); strings.Contains(got, s) || !strings.Contains(got, RedactedValue) {
+			t.Errorf("Text kept %q: %q", s, got)
 		}
 	}
 }
@@ -101,7 +116,7 @@ func TestEveryPlantedSecretShapeIsRedactedInText(t *testing.T) {
 // under a credential name in every object, as a token in every string and
 // inside JSON carried in a string; none may survive, and the output is JSON.
 // Its seed corpus runs with make test.
-func FuzzRedactMessageBody(f *testing.F) {
+func FuzzMessageBody(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `[]`, `"text"`, `{"role":"assistant","content":[{"type":"tool_use","input":{"q":"a"}}]}`,
 		`{"tool_calls":[{"function":{"arguments":"{\"a\":1}"}}]}`, `{"role":"tool","content":"{\"x\":[1,2,{\"y\":\"z\"}]}"}`,
@@ -121,7 +136,7 @@ func FuzzRedactMessageBody(f *testing.F) {
 		if err != nil {
 			return
 		}
-		got := RedactMessageBody(FormatAnthropic, planted)
+		got := MessageBody(FormatAnthropic, planted)
 		if !json.Valid(got) {
 			t.Fatalf("output is not JSON: %s", got)
 		}
@@ -159,4 +174,60 @@ func plant(v any, secret string, depth int) any {
 		return x + " " + secret + " " + x
 	}
 	return v
+}
+
+// Structure a secret scanner does not see: the value of a name/value object
+// naming a credential (in either order), and the word after a credential
+// flag in a command line given as an array.
+func TestNameValueObjectsAndFlagArrays(t *testing.T) {
+	for _, tc := range []struct{ body, hidden, kept string }{
+		{`{"env":[{"name":"DB_PASSWORD","value":"plain-secret-nv1"},{"name":"REGION","value":"eu"}]}`, "plain-secret-nv1", `"value":"eu"`},
+		{`{"headers":[{"value":"plain-secret-nv2","key":"X-Api-Key"},{"value":"json","key":"Accept"}]}`, "plain-secret-nv2", `"value":"json"`},
+		{`{"headers":[{"value":{"a":"plain-secret-nv3"},"header":"Cookie"}]}`, "plain-secret-nv3", `"header":"Cookie"`},
+		{`{"argv":["mysql","--password","plain-secret-fl1","-e","select 1"]}`, "plain-secret-fl1", `"select 1"`},
+		{`{"argv":["sshpass","-p","plain-secret-fl2","ssh","host"]}`, "plain-secret-fl2", `"ssh","host"`},
+		{`{"argv":["mkdir","-p","/tmp/x"]}`, "", `"/tmp/x"`},
+	} {
+		got := string(MessageBody(FormatAnthropic, json.RawMessage(tc.body)))
+		if !json.Valid([]byte(got)) || (tc.hidden != "" && strings.Contains(got, tc.hidden)) || !strings.Contains(got, tc.kept) {
+			t.Errorf("%s\n  -> %s", tc.body, got)
+		}
+	}
+}
+
+// Past its budget, a text's rules are not run: the words around their
+// keywords are hidden instead (redaction fails closed).
+func TestPastTheBudgetKeywordsSurroundingsAreHidden(t *testing.T) {
+	s := "deploy with DIGITALOCEAN_TOKEN = dop_v1_" + strings.Repeat("ab12", 16) + " now"
+	ts := &textScan{s: s, budget: 0}
+	ix := theIndex()
+	for i, r := range ix.rules {
+		if r.id == "digitalocean-pat" {
+			at := strings.Index(s, "dop_v1_")
+			ts.runRule(r, []ruleHit{{rule: i, at: at, end: at + len("dop_v1_")}})
+		}
+	}
+	if got := ts.apply(); strings.Contains(got, "ab12") || !strings.HasPrefix(got, "deploy with") {
+		t.Errorf("got %q", got)
+	}
+}
+
+// Every rule compiles, and its keywords (lower case, two bytes or more) let
+// the index find it: a rule that failed would panic on the first chat that
+// calls for it.
+func TestEveryRuleCompiles(t *testing.T) {
+	ix := theIndex()
+	if len(ix.rules) != len(gitleaksRules)+len(ownRules) || len(gitleaksRules) < 200 {
+		t.Fatalf("%d rules indexed, %d of gitleaks' (%s)", len(ix.rules), len(gitleaksRules), gitleaksVersion)
+	}
+	for _, r := range ix.rules {
+		if _, err := regexp.Compile(r.regex); err != nil {
+			t.Errorf("%s: %v", r.id, err)
+		}
+		for _, k := range r.keywords {
+			if len(k) < 2 || k != strings.ToLower(k) {
+				t.Errorf("%s: keyword %q", r.id, k)
+			}
+		}
+	}
 }

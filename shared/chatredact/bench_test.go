@@ -1,0 +1,54 @@
+package chatredact
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/agentplatform/workspaceapi/infra/redactcorpus"
+)
+
+// benchText returns about n bytes of text made of words.
+func benchText(n int, words []string) string {
+	r := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(words[r.IntN(len(words))])
+		if r.IntN(12) == 0 {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// The redactor's cost per MB of a text body: prose, prose dense with the
+// words the scanners look for, and the corpus's credentials over and over.
+func BenchmarkRedactText(b *testing.B) {
+	prose := strings.Fields(`the customer asked about their invoice for last month and whether the
+discount applies to annual plans we checked the account history found two payments one refunded
+agent will follow up with billing team tomorrow please confirm shipping address order number`)
+	var keywords []string
+	for i := range gitleaksRules {
+		keywords = append(keywords, gitleaksRules[i].keywords...)
+	}
+	keywords = append(keywords, "password:", "token", "key", "auth", "basic", "bearer", "they", "ask", "s.", "ey", "session", "https://a@b", "--pass")
+	var corpus []string
+	for _, e := range redactcorpus.Entries() {
+		corpus = append(corpus, e.Texts()...)
+	}
+	for _, tc := range []struct {
+		name  string
+		words []string
+	}{{"prose", prose}, {"keywords", append(prose, keywords...)}, {"corpus", corpus}} {
+		body, _ := json.Marshal(benchText(1<<20, tc.words))
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				MessageBody(FormatText, body)
+			}
+		})
+	}
+}

@@ -133,7 +133,9 @@ func Plant(entries []Entry) []Message {
 		add("anthropic: content as a string", "anthropic", obj("role", "user", "content", lines))
 		add("anthropic: text blocks", "anthropic", obj("role", "user", "content", append([]any{keep}, each(block)...)))
 		add("anthropic: thinking blocks", "anthropic", obj("role", "assistant", "content", append([]any{keep},
-			each(func(t string) any { return obj("type", "thinking", "thinking", "Let me think. "+t, "signature", "EqQBCkgIARABGAIiQL") })...)))
+			each(func(t string) any {
+				return obj("type", "thinking", "thinking", "Let me think. "+t, "signature", "EqQBCkgIARABGAIiQL")
+			})...)))
 		add("anthropic: tool_use input, nested objects and arrays", "anthropic", obj("role", "assistant", "content", append([]any{keep},
 			each(func(t string) any {
 				return obj("type", "tool_use", "id", "toolu_01", "name", "shell", "input", obj("command", t, "env", obj("note", t),

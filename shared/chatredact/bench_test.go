@@ -52,3 +52,29 @@ agent will follow up with billing team tomorrow please confirm shipping address 
 		})
 	}
 }
+
+// Many short strings, each packed with the keywords of several rules: the
+// budget's base is per string, so this is its worst case.
+func BenchmarkRedactShortDenseStrings(b *testing.B) {
+	var keywords []string
+	for i := range gitleaksRules {
+		keywords = append(keywords, gitleaksRules[i].keywords...)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var list []string
+	size := 0
+	for size < 1<<20 {
+		var sb strings.Builder
+		for sb.Len() < 48 {
+			sb.WriteString(keywords[r.IntN(len(keywords))])
+			sb.WriteString("=ab12")
+		}
+		list = append(list, sb.String())
+		size += sb.Len() + 3
+	}
+	body, _ := json.Marshal(map[string]any{"role": "tool", "content": list})
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		MessageBody(FormatOpenAI, body)
+	}
+}

@@ -31,10 +31,13 @@ func (t *textScan) pairAt(i, n int) int {
 	for l > 0 && i-l < maxName && isIdentChar(s[l-1]) {
 		l--
 	}
-	for r < len(s) && r-i < maxName && isIdentChar(s[r]) {
+	for r < len(s) && isIdentChar(s[r]) {
 		r++
 	}
 	resume := r
+	if r-i > maxName {
+		return resume // no name goes on that long after its credential word
+	}
 	nl, nr := l, r
 	flag := 0
 	for nl < nr && s[nl] == '-' {
@@ -101,16 +104,18 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	case b >= 1 && (s[b-1] == '"' || s[b-1] == '\'' || s[b-1] == '`'):
 		q = s[b-1]
 		escaped = b >= 2 && s[b-2] == '\\'
-	case b >= 1 && s[b-1] == '<':
-		// <password>value</password>, <password type="x">value</password>
+	case b >= 1 && s[b-1] == '<' && p < len(s) && (s[p] == '>' || s[p] == ' '):
+		// <password>value</password>, <password type="x">value</password>;
+		// anything else after <password is read as any other pair.
 		k := p
 		for k < len(s) && k-p < 256 && s[k] != '>' && s[k] != '<' && s[k] != '\n' {
 			k++
 		}
 		if k < len(s) && s[k] == '>' && s[k-1] != '/' {
-			return t.valueUntil(k+1, '<')
+			if end := t.valueUntil(k+1, '<'); end >= 0 {
+				return end
+			}
 		}
-		return -1
 	}
 	if q != 0 {
 		switch {
@@ -178,6 +183,13 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	case spaced && (c == '"' || c == '\''): // PASSWORD 'value', IDENTIFIED BY 'value'
 	case spaced && looksLikeSecret(s[p:]): // token abc123
 		loose = true
+	case spaced:
+		// A few words on: "the password for the staging DB is hunter2".
+		k, ok := proseSeparator(s, p)
+		if !ok {
+			return -1
+		}
+		p, word = k, true
 	default:
 		return -1
 	}
@@ -249,7 +261,7 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	}
 	v := s[p:end]
 	if v == "" || strings.HasPrefix(v, RedactedValue) || (list && allDigits(v)) {
-		return end
+		return -1
 	}
 	t.mark(p, end)
 	return end
@@ -278,9 +290,10 @@ func (t *textScan) quotedValue(p int, q byte, escaped bool) int {
 		}
 	}
 	end = min(end, len(s))
-	if !strings.HasPrefix(s[p:end], RedactedValue) {
-		t.mark(p, end)
+	if end == p || strings.HasPrefix(s[p:end], RedactedValue) {
+		return -1
 	}
+	t.mark(p, end)
 	return end
 }
 
@@ -292,9 +305,10 @@ func (t *textScan) valueUntil(p int, stop byte) int {
 	} else {
 		end += p
 	}
-	if v := strings.TrimSpace(t.s[p:end]); v != "" && !strings.HasPrefix(v, RedactedValue) {
-		t.mark(p, end)
+	if v := strings.TrimSpace(t.s[p:end]); v == "" || strings.HasPrefix(v, RedactedValue) {
+		return -1
 	}
+	t.mark(p, end)
 	return end
 }
 
@@ -303,6 +317,9 @@ func (t *textScan) valueUntilSeq(p int, seq string) int {
 	s := t.s
 	end := p
 	for ; end < len(s) && !hasPrefixFold(s[end:], strings.ToLower(seq)) && s[end] != '\n'; end++ {
+	}
+	if end == p {
+		return -1
 	}
 	t.mark(p, end)
 	return end
@@ -315,9 +332,10 @@ func (t *textScan) valueToLineEnd(p int) int {
 	for end < len(s) && s[end] != '\n' && s[end] != '\r' {
 		end++
 	}
-	if v := strings.TrimSpace(s[p:end]); v != "" && !strings.HasPrefix(v, RedactedValue) {
-		t.mark(p, end)
+	if v := strings.TrimSpace(s[p:end]); v == "" || strings.HasPrefix(v, RedactedValue) {
+		return -1
 	}
+	t.mark(p, end)
 	return end
 }
 
@@ -346,9 +364,10 @@ func (t *textScan) bracketValue(p int) int {
 			break
 		}
 	}
-	if end > p+1 {
-		t.mark(p+1, end)
+	if end <= p+1 {
+		return -1
 	}
+	t.mark(p+1, end)
 	return end
 }
 
@@ -377,6 +396,37 @@ func valueKeyAhead(s string, p int) (int, bool) {
 	p = skipBlanks(s, p)
 	if p < len(s) && (s[p] == ':' || s[p] == '=') {
 		return p + 1, true
+	}
+	return 0, false
+}
+
+// proseSeparator looks a few words past a credential name in prose, on the
+// same line and in the same sentence, for "is", "was" or "are" (or a word
+// ending in ':'), and returns where the value would start.
+func proseSeparator(s string, p int) (int, bool) {
+	end := min(len(s), p+64)
+	for words := 0; words < 6 && p < end; words++ {
+		start := p
+		for p < end && (isAlnum(s[p]) || s[p] == '-' || s[p] == '_') {
+			p++
+		}
+		if p == start {
+			return 0, false
+		}
+		w := s[start:p]
+		if strings.EqualFold(w, "is") || strings.EqualFold(w, "was") || strings.EqualFold(w, "are") {
+			if p < len(s) && s[p] == ':' {
+				p++
+			}
+			return p, p < len(s) && (s[p] == ' ' || s[p] == '\t')
+		}
+		if p < len(s) && s[p] == ':' {
+			return p + 1, true
+		}
+		if p >= len(s) || s[p] != ' ' {
+			return 0, false
+		}
+		p++
 	}
 	return 0, false
 }

@@ -106,7 +106,7 @@ type textScan struct {
 // closed.
 const (
 	budgetPerByte = 16
-	budgetBase    = 64 << 10
+	budgetBase    = 1 << 10
 )
 
 func (t *textScan) mark(start, end int) {
@@ -334,10 +334,13 @@ func (t *textScan) basicAuth(i int) {
 // hidden when it is 16 characters or more, as a token used as a user is.
 func (t *textScan) userinfo() {
 	s := t.s
+	prev := userinfoScan{at: -1, colon: -1}
 	for at := strings.IndexByte(s, '@'); at >= 0; {
+		cur := t.userinfoAt(at, prev)
 		if at+1 < len(s) && (isAlnum(s[at+1]) || s[at+1] == '[') {
-			t.userinfoAt(at)
+			t.userinfoMark(at, cur)
 		}
+		prev = cur
 		next := strings.IndexByte(s[at+1:], '@')
 		if next < 0 {
 			break
@@ -346,37 +349,58 @@ func (t *textScan) userinfo() {
 	}
 }
 
-func (t *textScan) userinfoAt(at int) {
+// userinfoScan is what the scan left of one '@' found: the ':' before it
+// (or -1) and where the scan stopped; the next '@' reuses it rather than
+// scanning the same bytes again (a@a@a@... costs linear time).
+type userinfoScan struct{ at, colon, stop int }
+
+// maxUserinfo bounds how far left of '@' a password is looked for.
+const maxUserinfo = 256
+
+func (t *textScan) userinfoAt(at int, prev userinfoScan) userinfoScan {
 	s := t.s
-	colon := -1
 	i := at - 1
-	for ; i >= 0 && at-i <= 256; i-- {
+	for ; i >= 0 && at-i <= maxUserinfo; i-- {
 		c := s[i]
 		if c == ':' {
-			colon = i
-			break
+			return userinfoScan{at: at, colon: i, stop: i}
+		}
+		if i == prev.at { // the previous '@': a password may hold '@'
+			switch {
+			case prev.colon >= 0 && at-prev.colon <= maxUserinfo:
+				return userinfoScan{at: at, colon: prev.colon, stop: prev.colon}
+			case prev.colon < 0:
+				return userinfoScan{at: at, colon: -1, stop: max(prev.stop, at-maxUserinfo-1)}
+			}
+			return userinfoScan{at: at, colon: -1, stop: at - maxUserinfo - 1}
 		}
 		if isSpace(c) || strings.IndexByte(`/?#"'<>\`+"`", c) >= 0 {
 			break
 		}
 	}
-	if colon < 0 {
-		// No password: a long user right after "//" is a token.
-		start := i + 1
+	return userinfoScan{at: at, colon: -1, stop: i}
+}
+
+// userinfoMark marks the password before '@' at at, or a long user after
+// "//" (a token), as sc found them.
+func (t *textScan) userinfoMark(at int, sc userinfoScan) {
+	s := t.s
+	if sc.colon < 0 {
+		start := sc.stop + 1
 		if at-start >= 16 && start >= 2 && s[start-2:start] == "//" {
 			t.mark(start, at)
 		}
 		return
 	}
 	// The user before the colon: no "mailto:" or "scheme:" alone.
-	u := colon - 1
-	for ; u >= 0 && colon-u <= 128 && isUserChar(s[u]); u-- {
+	u := sc.colon - 1
+	for ; u >= 0 && sc.colon-u <= 128 && isUserChar(s[u]); u-- {
 	}
-	user := s[u+1 : colon]
+	user := s[u+1 : sc.colon]
 	if strings.EqualFold(user, "mailto") || strings.EqualFold(user, "xmpp") || strings.EqualFold(user, "sip") {
 		return
 	}
-	t.mark(colon+1, at)
+	t.mark(sc.colon+1, at)
 }
 
 func isUserChar(c byte) bool {

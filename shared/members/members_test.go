@@ -27,7 +27,11 @@ func fixture(n int) string {
 		if i == 1 {
 			tags = `["ops", "emea"]`
 		}
-		members = append(members, fmt.Sprintf(`{"id": "u_%03d", "email": "u%03d@alpha.example", "name": "User %d", "role": "member", "tags": %s, "joinedAt": "2026-01-01T00:00:00Z"}`, i, i, i, tags))
+		role := "member"
+		if i == 0 { // the admin key's owner: a workspace admin may change any team
+			role = "admin"
+		}
+		members = append(members, fmt.Sprintf(`{"id": "u_%03d", "email": "u%03d@alpha.example", "name": "User %d", "role": "%s", "tags": %s, "joinedAt": "2026-01-01T00:00:00Z"}`, i, i, i, role, tags))
 	}
 	return `{"workspaces": [
  {"id": "ws_a", "name": "Alpha Labs", "seats": 10000, "teamSettingsEnabled": true, "allowedEmailDomains": [], "defaultDailyCreditLimit": null,
@@ -72,6 +76,7 @@ func get(t testing.TB, env *apitest.Env, key, query string) page {
 }
 
 func TestMembersListShowsTagsAndTeams(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixture(3))
 	p := get(t, env, keyAdmin, "")
 	var got []string
@@ -79,7 +84,7 @@ func TestMembersListShowsTagsAndTeams(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s %v %v %s", m.ID, m.Email, m.Role, m.Tags, m.Teams, m.JoinedAt))
 	}
 	want := []string{
-		"u_000 u000@alpha.example member [] [{team_a admin}] 2026-01-01T00:00:00.000Z",
+		"u_000 u000@alpha.example admin [] [{team_a admin}] 2026-01-01T00:00:00.000Z",
 		"u_001 u001@alpha.example member [ops emea] [] 2026-01-01T00:00:00.000Z",
 		"u_002 u002@alpha.example member [] [{team_a guest} {team_b member}] 2026-01-01T00:00:00.000Z",
 	}
@@ -96,6 +101,7 @@ func TestMembersListShowsTagsAndTeams(t *testing.T) {
 }
 
 func TestTeamScopedKeyListsItsTeamsMembersOnly(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixture(3))
 	p := get(t, env, keyTeamA, "?limit=1")
 	if len(p.Members) != 1 || p.Members[0].ID != "u_000" || p.NextCursor == nil {
@@ -108,6 +114,7 @@ func TestTeamScopedKeyListsItsTeamsMembersOnly(t *testing.T) {
 }
 
 func TestMembersPagingIsStableWhileMembersAreAdded(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixture(25))
 	seen := map[string]int{}
 	query := "?limit=7"
@@ -146,6 +153,7 @@ func TestMembersPagingIsStableWhileMembersAreAdded(t *testing.T) {
 }
 
 func TestMembersQueryErrors(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixture(3))
 	for _, q := range []string{"?limit=0", "?limit=1001", "?limit=abc", "?cursor=%21%21", "?limit=1&limit=2"} {
 		if res := env.Do(t, http.MethodGet, "/workspaceapi/members"+q, keyAdmin, ""); res.Status != 400 || res.FunctionTrips != 0 {

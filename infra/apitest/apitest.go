@@ -112,15 +112,54 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
+// template.yaml is parsed once per test binary: a Template is read only
+// once parsed, and every Env's gateway may serve from it.
+var (
+	templateOnce sync.Once
+	template     *localgw.Template
+	templateErr  error
+)
+
+func sharedTemplate(root string) (*localgw.Template, error) {
+	templateOnce.Do(func() { template, templateErr = localgw.LoadTemplate(filepath.Join(root, "template.yaml")) })
+	return template, templateErr
+}
+
+// sharedValidator is built once per test binary: building one parses,
+// validates and routes the whole document (about a second under -race), and
+// a Validator is safe for concurrent use.
+var sharedValidator = sync.OnceValues(func() (*apispec.Validator, error) {
+	return apispec.NewValidator(context.Background())
+})
+
+// Validator returns the OpenAPI document's response validator, which every
+// Env of the test binary shares. It fails the test when the document does
+// not load.
+func Validator(t testing.TB) *apispec.Validator {
+	t.Helper()
+	v, err := sharedValidator()
+	if err != nil {
+		t.Fatalf("OpenAPI document: %v", err)
+	}
+	return v
+}
+
 // DemoFixture returns the text of the demo fixture (infra/fixtures/demo.json),
 // the state `make run` serves, for tests that walk the API as a newcomer would.
 func DemoFixture(t testing.TB) string {
 	t.Helper()
-	demo, err := os.ReadFile(filepath.Join(RepoRoot(t), "infra", "fixtures", "demo.json"))
+	return Fixture(t, "demo.json")
+}
+
+// Fixture returns the text of infra/fixtures/<name>, a fixture the tests of
+// several packages share.
+func Fixture(t testing.TB, name string) string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(RepoRoot(t), "infra", "fixtures", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(demo)
+	return string(text)
 }
 
 // New starts an Env whose table holds fixtureJSON (docs/fixture-format.md).
@@ -159,7 +198,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 		t.Fatalf("load fixture: %v", err)
 	}
 
-	tmpl, err := localgw.LoadTemplate(filepath.Join(RepoRoot(t), "template.yaml"))
+	tmpl, err := sharedTemplate(RepoRoot(t))
 	if err != nil {
 		t.Fatalf("template: %v", err)
 	}
@@ -186,10 +225,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 
-	validator, err := apispec.NewValidator(ctx)
-	if err != nil {
-		t.Fatalf("OpenAPI document: %v", err)
-	}
+	validator := Validator(t)
 	funcTrips.Reset()
 	return &Env{
 		URL: srv.URL, Store: store, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,

@@ -83,11 +83,30 @@ func NewClientAt(t testing.TB, endpoint string, rt *tableops.RoundTrips, more ..
 		opts = append(opts, rt.Option())
 	}
 	opts = append(opts, more...)
-	client, err := dynamo.NewClient(context.Background(), endpoint, opts...)
+	cfg, err := configFor(endpoint)
 	if err != nil {
 		t.Fatalf("dynamodb client: %v", err)
 	}
-	return client
+	return dynamo.ClientFromConfig(cfg, endpoint, opts...)
+}
+
+// configs holds the AWS configuration of each endpoint, loaded once per
+// test binary and shared by its clients (each client copies what its
+// options change): loading one reads the environment and the shared
+// config files, and parses $AWS_CA_BUNDLE when it is set, tens of
+// milliseconds under -race for each of the hundreds of clients.
+var configs sync.Map // endpoint -> aws.Config
+
+func configFor(endpoint string) (aws.Config, error) {
+	if cfg, ok := configs.Load(endpoint); ok {
+		return cfg.(aws.Config), nil
+	}
+	cfg, err := dynamo.LoadAWSConfig(context.Background(), endpoint)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	stored, _ := configs.LoadOrStore(endpoint, cfg)
+	return stored.(aws.Config), nil
 }
 
 // NewTable creates a fresh, uniquely named table for one test and deletes it

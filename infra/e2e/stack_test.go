@@ -391,9 +391,7 @@ func deploy(t *testing.T) *deployment {
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 	d.url = srv.URL
-	if d.validator, err = apispec.NewValidator(ctx); err != nil {
-		t.Fatal(err)
-	}
+	d.validator = apitest.Validator(t)
 	return d
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -15,9 +16,16 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/apispec"
 )
 
+// The document is loaded, and the validator built, once for the package's
+// tests (each takes about a second under -race); the tests only read them.
+var (
+	loaded = sync.OnceValues(func() (*openapi3.T, error) { return apispec.Load(context.Background()) })
+	built  = sync.OnceValues(func() (*apispec.Validator, error) { return apispec.NewValidator(context.Background()) })
+)
+
 func loadDoc(t *testing.T) *openapi3.T {
 	t.Helper()
-	doc, err := apispec.Load(context.Background())
+	doc, err := loaded()
 	if err != nil {
 		t.Fatalf("apispec.Load: %v", err)
 	}
@@ -26,7 +34,7 @@ func loadDoc(t *testing.T) *openapi3.T {
 
 func newValidator(t *testing.T) *apispec.Validator {
 	t.Helper()
-	v, err := apispec.NewValidator(context.Background())
+	v, err := built()
 	if err != nil {
 		t.Fatalf("apispec.NewValidator: %v", err)
 	}

@@ -389,10 +389,7 @@ func templateRoutes(t *testing.T, tpl *samTemplate) map[string][]string {
 
 func TestRoutesMatchOpenAPI(t *testing.T) {
 	tpl := loadTemplate(t)
-	doc, err := apispec.Load(t.Context())
-	if err != nil {
-		t.Fatalf("apispec.Load: %v", err)
-	}
+	doc := loadDoc(t)
 	routes := templateRoutes(t, tpl)
 	for route, events := range routes {
 		if len(events) > 1 {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPrivateAgentsAnswer403ExceptPromotionRequests(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, path := range []string{"", "/key-metrics", "/connected-agents", "/diary", "/chats/chat_1"} {
 		res := get(t, env, "/workspaceapi/agents/ag_private"+path, keyRead, http.StatusForbidden, nil)
@@ -28,6 +29,7 @@ func TestPrivateAgentsAnswer403ExceptPromotionRequests(t *testing.T) {
 }
 
 func TestAgentsOutsideTheKeysScopeAreNotFound(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct{ name, key, path string }{
 		{"another team's agent for a team-scoped key", keyTeamA, "/workspaceapi/agents/ag_b1/key-metrics"},
@@ -44,6 +46,7 @@ func TestAgentsOutsideTheKeysScopeAreNotFound(t *testing.T) {
 }
 
 func TestAgentResourceHasKeyMetricDefinitionsOnBothPaths(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, path := range []string{"/workspaceapi/agents/ag_main", "/agents/ag_main"} {
 		var a struct {
@@ -77,6 +80,7 @@ type metricsBody struct {
 }
 
 func TestKeyMetricsPeriodArithmeticAtExactBoundaries(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	at := func(s string) time.Time { v, _ := time.Parse(time.RFC3339Nano, s); return v }
 	ms := time.Millisecond
@@ -140,6 +144,7 @@ func TestKeyMetricsPeriodArithmeticAtExactBoundaries(t *testing.T) {
 }
 
 func TestKeyMetricsSumAggregation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	ingestEvents(t, env, record("s1", "signups", day.Add(time.Hour), num(2)), record("s2", "signups", day.Add(2*time.Hour), num(3)))
@@ -151,6 +156,7 @@ func TestKeyMetricsSumAggregation(t *testing.T) {
 }
 
 func TestAgentDataBadQueriesAnswer400BeforeReading(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, q := range []string{
 		"key-metrics?days=abc", "key-metrics?days=1.5", "key-metrics?days=0", "key-metrics?days=366",
@@ -167,6 +173,7 @@ func TestAgentDataBadQueriesAnswer400BeforeReading(t *testing.T) {
 }
 
 func TestDiaryDayConversationAndMonth(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	entry := func(id, ts, conv string) map[string]any {
 		e := map[string]any{"id": id, "customerId": "cust_1", "timestamp": ts, "type": "note", "title": "T " + id, "details": strings.Repeat("d", 5000)}
@@ -224,6 +231,7 @@ func TestDiaryDayConversationAndMonth(t *testing.T) {
 }
 
 func TestChatIsServedOldestFirstAndRedacted(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := get(t, env, "/workspaceapi/agents/ag_main/chats/chat_1", keyRead, http.StatusOK, nil)
 	for _, hidden := range []string{secret, "plain-credential"} {
@@ -260,6 +268,7 @@ func TestChatIsServedOldestFirstAndRedacted(t *testing.T) {
 }
 
 func TestChatTransportLargeBodiesAndUsageCredits(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	big := strings.Repeat("0123456789abcdef", 45000) // 720 KB: three items
 	msg := func(ev, id string, ts string, body any) map[string]any {
@@ -291,6 +300,7 @@ func TestChatTransportLargeBodiesAndUsageCredits(t *testing.T) {
 }
 
 func TestIngestOfUnknownAgentsFails(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	err := env.Store.PutMetricRecord(t.Context(), "ev_x", "ws_a", "ag_nobody",
 		workspace.MetricRecord{ID: "x", Metric: "resolved", OccurredAt: apiStart()}, apiStart())
@@ -304,6 +314,7 @@ func TestIngestOfUnknownAgentsFails(t *testing.T) {
 }
 
 func TestConnectedAgents(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	type entry struct{ ID, GroupID, GroupName string }
 	var b struct{ Outbound, Inbound, Available []entry }

@@ -36,6 +36,7 @@ func (s servedChat) Chat(context.Context, string, string, string) (workspace.Cha
 // JSON. The chat function answers a 20 MB chat of prose, tool calls and tool
 // results within Lambda's 6 MB, gzipped, and redacted.
 func TestAChatOf20MBIsServedWithinLambdasLimit(t *testing.T) {
+	t.Parallel()
 	chat := workspace.Chat{ChatMeta: workspace.ChatMeta{ID: "c1", AgentID: "a1", CreatedDate: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)},
 		Messages: benchChat(21 << 20)}
 	handler := agentdata.ChatFunction(agentdata.ChatDeps{Store: servedChat{chat: chat}})

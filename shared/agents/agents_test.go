@@ -32,7 +32,8 @@ func recordStandings(t *testing.T, env *apitest.Env) {
 }
 
 func TestOverviewShowsEachAgentsCreditStanding(t *testing.T) {
-	env := apitest.New(t, testFixture)
+	t.Parallel()
+	env := newEnv(t)
 	recordStandings(t, env)
 	res := env.Do(t, http.MethodGet, agentsPath+"?includeOverview=true", keyAdmin, "")
 	if res.Status != http.StatusOK {
@@ -77,7 +78,8 @@ func TestOverviewShowsEachAgentsCreditStanding(t *testing.T) {
 }
 
 func TestListedAgentsCarryTheirFieldsAndPrivateAgentsAreListed(t *testing.T) {
-	env := apitest.New(t, testFixture)
+	t.Parallel()
+	env := newEnv(t)
 	res := env.Do(t, http.MethodGet, agentsPath, keyAdmin, "")
 	if res.Status != http.StatusOK {
 		t.Fatalf("status %d: %s", res.Status, res.Body)
@@ -115,7 +117,8 @@ func TestListedAgentsCarryTheirFieldsAndPrivateAgentsAreListed(t *testing.T) {
 }
 
 func TestTeamScopedKeyListsOnlyItsTeamsAgents(t *testing.T) {
-	env := apitest.New(t, testFixture)
+	t.Parallel()
+	env := newEnv(t)
 	res := env.Do(t, http.MethodGet, agentsPath+"?includeOverview=true", keyTeamA, "")
 	if res.Status != http.StatusOK {
 		t.Fatalf("status %d: %s", res.Status, res.Body)
@@ -132,7 +135,8 @@ func TestTeamScopedKeyListsOnlyItsTeamsAgents(t *testing.T) {
 }
 
 func TestListAgentsQueryRules(t *testing.T) {
-	env := apitest.New(t, testFixture)
+	t.Parallel()
+	env := newEnv(t)
 	tests := []struct {
 		name, query string
 		key         string
@@ -187,6 +191,7 @@ func manyAgents(n int) string {
 }
 
 func TestPagingWithLimitAndCursorListsEveryAgentOnce(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, manyAgents(25))
 	var seen []string
 	cursor := ""
@@ -229,6 +234,7 @@ func TestPagingWithLimitAndCursorListsEveryAgentOnce(t *testing.T) {
 // of standings: per agent its state and month usage, the workspace once, and
 // each team's state once.
 func TestAPageWithOverviewsCostsOneQueryAndABatchReadPerHundredKeys(t *testing.T) {
+	t.Parallel()
 	const n = 250
 	env := apitest.New(t, manyAgents(n))
 	tests := []struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Keys of the test fixture, named for what they may do.
+// Keys of infra/fixtures/standings.json, named for what they may do.
 const (
 	keyAdmin = "wk_testAdminKey00000000000000000000000001"
 	keyWrite = "wk_testWriteKey00000000000000000000000001"
@@ -18,44 +18,16 @@ const (
 	keyOther = "wk_testOtherWorkspaceKey00000000000000001"
 )
 
-// testFixture: ws_a (teams on, default daily limit 20) with agents of every
+// newEnv runs the API over infra/fixtures/standings.json, which the credits
+// tests share: ws_a (teams on, default daily limit 20) with agents of every
 // standing once usage is recorded (see recordStandings): ag_free (no team,
 // no limits of its own), ag_daily (team_a, daily 5), ag_monthly (no team,
 // monthly 8), ag_private (team_a, private), ag_support1 and ag_support2
 // (team_b, whose monthly limit is 10). ws_b holds one agent of its own.
-var testFixture = `{"workspaces": [
- {"id": "ws_a", "name": "Alpha Labs", "seats": 10, "teamSettingsEnabled": true,
-  "allowedEmailDomains": [], "defaultDailyCreditLimit": 20,
-  "members": [
-   {"id": "u_admin", "email": "admin@alpha.example", "name": "Ada Admin", "role": "admin", "tags": [], "joinedAt": "2026-01-01T00:00:00Z"},
-   {"id": "u_creator", "email": "creator@alpha.example", "name": "Cy Creator", "role": "member", "tags": [], "joinedAt": "2026-01-02T00:00:00Z"}
-  ],
-  "teams": [
-   {"id": "team_a", "name": "Research", "monthlyCreditLimit": null, "tags": [], "members": [{"userId": "u_creator", "role": "admin"}]},
-   {"id": "team_b", "name": "Support", "monthlyCreditLimit": 10, "tags": [], "members": []}
-  ],
-  "agents": [
-   ` + agentJSON("ag_daily", "team_a", false, "5", "null") + `,
-   ` + agentJSON("ag_free", "", false, "null", "null") + `,
-   ` + agentJSON("ag_monthly", "", false, "null", "8") + `,
-   ` + agentJSON("ag_private", "team_a", true, "null", "null") + `,
-   ` + agentJSON("ag_support1", "team_b", false, "null", "null") + `,
-   ` + agentJSON("ag_support2", "team_b", false, "null", "null") + `
-  ],
-  "invites": [],
-  "apiKeys": [
-   {"key": "` + keyAdmin + `", "name": "admin", "userId": "u_admin", "scopes": ["read", "write", "invite"], "teamId": null, "expiresAt": null, "disabled": false},
-   {"key": "` + keyWrite + `", "name": "write only", "userId": "u_admin", "scopes": ["write"], "teamId": null, "expiresAt": null, "disabled": false},
-   {"key": "` + keyTeamA + `", "name": "team scoped", "userId": "u_creator", "scopes": ["read", "write"], "teamId": "team_a", "expiresAt": null, "disabled": false}
-  ],
-  "events": []},
- {"id": "ws_b", "name": "Beta Corp", "seats": 5, "teamSettingsEnabled": false,
-  "allowedEmailDomains": [], "defaultDailyCreditLimit": null,
-  "members": [{"id": "u_b", "email": "boss@beta.example", "name": "Bea Boss", "role": "admin", "tags": [], "joinedAt": "2026-01-01T00:00:00Z"}],
-  "teams": [], "agents": [` + agentJSON("ag_other", "", false, "null", "null") + `], "invites": [],
-  "apiKeys": [{"key": "` + keyOther + `", "name": "admin", "userId": "u_b", "scopes": ["read", "write", "invite"], "teamId": null, "expiresAt": null, "disabled": false}],
-  "events": []}
-]}`
+func newEnv(t *testing.T) *apitest.Env {
+	t.Helper()
+	return apitest.New(t, apitest.Fixture(t, "standings.json"))
+}
 
 // agentJSON is one fixture agent; team "" is none, limits are JSON numbers or null.
 func agentJSON(id, team string, private bool, daily, monthly string) string {

@@ -45,6 +45,7 @@ const fixtureJSON = `{"workspaces": [{"id": "ws_auth", "name": "Auth Co", "seats
 const unauthorizedMessage = "missing or invalid API key"
 
 func TestBadCredentialsAre401WithOneGenericMessage(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	tests := []struct{ name, header string }{
 		{"no header", ""},
@@ -69,6 +70,7 @@ func TestBadCredentialsAre401WithOneGenericMessage(t *testing.T) {
 }
 
 func TestScopesDecideWhatAKeyMayCall(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	tests := []struct {
 		key, method string
@@ -100,6 +102,7 @@ func TestScopesDecideWhatAKeyMayCall(t *testing.T) {
 }
 
 func TestCachedPolicyCoversEveryRouteTheKeyMayCall(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON, apitest.Options{AuthorizerTTL: 5 * time.Minute})
 	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyAdmin, ""); res.Status != http.StatusOK {
 		t.Fatalf("GET: %d %s", res.Status, res.Body)
@@ -120,6 +123,7 @@ func TestCachedPolicyCoversEveryRouteTheKeyMayCall(t *testing.T) {
 }
 
 func TestAuthorizerStaysWithinTwoRoundTrips(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyAdmin, "")
 	if res.Status != http.StatusOK {
@@ -131,6 +135,7 @@ func TestAuthorizerStaysWithinTwoRoundTrips(t *testing.T) {
 }
 
 func TestUnknownRoutesAre404WithOrWithoutAKey(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	tests := []struct{ method, path, key string }{
 		{http.MethodGet, "/nope", ""},
@@ -150,6 +155,7 @@ func TestUnknownRoutesAre404WithOrWithoutAKey(t *testing.T) {
 }
 
 func TestPolicyStatements(t *testing.T) {
+	t.Parallel()
 	const arn = "arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/GET/workspaceapi/invites"
 	const base = "arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/"
 	tests := []struct {
@@ -190,6 +196,7 @@ func doWithHeader(t *testing.T, env *apitest.Env, method, path, header string) *
 }
 
 func TestKeyWhoseOwnerLeftIs401(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyOwnerLeft, "")
 	if res.Status != http.StatusUnauthorized || res.Error(t) != unauthorizedMessage {
@@ -198,6 +205,7 @@ func TestKeyWhoseOwnerLeftIs401(t *testing.T) {
 }
 
 func TestKeyWithoutScopesIs403(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	if res := env.Do(t, http.MethodGet, "/workspaceapi/invites", keyNoScope, ""); res.Status != http.StatusForbidden {
 		t.Errorf("key without scopes: %d %s, want 403", res.Status, res.Body)
@@ -205,6 +213,7 @@ func TestKeyWithoutScopesIs403(t *testing.T) {
 }
 
 func TestRepeatedAuthorizationIsRefusedBeforeAnyStoreRead(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	handler := authorizer.New(env.Store, env.Clock)
 	valid, disabled := "Bearer "+keyAdmin, "Bearer "+keyDisabled
@@ -270,6 +279,7 @@ func sendAuthorization(t *testing.T, env *apitest.Env, values ...string) int {
 }
 
 func TestRepeatedAuthorizationNeverAuthenticatesThroughTheCache(t *testing.T) {
+	t.Parallel()
 	valid, disabled := "Bearer "+keyAdmin, "Bearer "+keyDisabled
 	steps := []struct {
 		name   string
@@ -296,6 +306,7 @@ func TestRepeatedAuthorizationNeverAuthenticatesThroughTheCache(t *testing.T) {
 // workspace must name the workspace's one identifier, so the workspace's
 // requests are throttled together whichever key sends them.
 func TestEveryKeyOfAWorkspaceNamesTheWorkspacesUsageIdentifier(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixtureJSON)
 	handler := authorizer.New(env.Store, env.Clock)
 	const arn = "arn:aws:execute-api:us-east-1:123456789012:local/v1/GET/workspaceapi/invites"

@@ -14,7 +14,8 @@ import (
 // 503 the caller may retry, never a 500; in a batch, the id fails alone with
 // the same message.
 func TestAWriteThatKeepsLosingRacesAsksForARetry(t *testing.T) {
-	env := apitest.New(t, testFixture, apitest.Options{Conflicts: &dynamolocal.ConflictInjector{Rate: 1}})
+	t.Parallel()
+	env := newEnv(t, apitest.Options{Conflicts: &dynamolocal.ConflictInjector{Rate: 1}})
 	busy := workspace.ErrBusy.Error()
 
 	res := env.Do(t, http.MethodPut, teamLimitPath("team_a"), keyAdmin, `{"monthlyCreditLimit": 50}`)

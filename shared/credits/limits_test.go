@@ -36,6 +36,7 @@ func checkResult(t *testing.T, res batch, want creditResult) {
 }
 
 func TestCreditLimitsApplyAtOnceAndReportTheirImpact(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		usage     map[string]float64 // recorded before the request
@@ -85,6 +86,7 @@ func TestCreditLimitsApplyAtOnceAndReportTheirImpact(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := newEnv(t)
 			for agent, credits := range tc.usage {
 				use(t, env, agent, credits)
@@ -105,6 +107,7 @@ func TestCreditLimitsApplyAtOnceAndReportTheirImpact(t *testing.T) {
 }
 
 func TestCreditLimitsFailPerIDForAgentsTheKeyCannotSee(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	long := strings.Repeat("a", 257)
 	res := env.Do(t, http.MethodPost, creditLimitsPath, keyAdmin,
@@ -129,6 +132,7 @@ func TestCreditLimitsFailPerIDForAgentsTheKeyCannotSee(t *testing.T) {
 }
 
 func TestCreditLimitsWholeRequestErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tooMany := `"a"` + strings.Repeat(`, "a"`, 100)
 	tests := []struct {
@@ -173,6 +177,7 @@ func TestCreditLimitsWholeRequestErrors(t *testing.T) {
 }
 
 func TestDailyUsageReset(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		usage      map[string]float64
@@ -195,6 +200,7 @@ func TestDailyUsageReset(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := newEnv(t)
 			for agent, credits := range tc.usage {
 				use(t, env, agent, credits)
@@ -221,6 +227,7 @@ func TestDailyUsageReset(t *testing.T) {
 }
 
 func TestDailyUsageResetWholeRequestErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, key, body string

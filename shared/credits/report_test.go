@@ -62,6 +62,7 @@ func lines(r report) (teams, agents []string) {
 }
 
 func TestCreditsReport(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	use(t, env, "ag_free", 3)
 	use(t, env, "ag_daily", 5)
@@ -127,6 +128,7 @@ func TestCreditsReport(t *testing.T) {
 }
 
 func TestCreditsReportQueryAndScope(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t) // the clock stands in 2026-11
 	tests := []struct {
 		name, key, query string
@@ -166,6 +168,7 @@ func TestCreditsReportQueryAndScope(t *testing.T) {
 // the function's time: the Queries of the teams and agents, then one
 // BatchGetItem per 100 counters.
 func TestCreditsReportOfAThousandAgentsTakesUnderFortyRoundTrips(t *testing.T) {
+	t.Parallel()
 	const n = 1000
 	agents := make([]string, n)
 	for i := range agents {

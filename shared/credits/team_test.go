@@ -19,6 +19,7 @@ type teamResult struct {
 }
 
 func TestTeamCreditLimitPausesAndResumesTheWholeTeam(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	// team_a's agents: ag_daily (daily limit 5) and ag_private; 5 credits this month.
 	use(t, env, "ag_daily", 2)
@@ -75,6 +76,7 @@ func TestTeamCreditLimitPausesAndResumesTheWholeTeam(t *testing.T) {
 }
 
 func TestTeamCreditLimitErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, key, team, body string
@@ -110,6 +112,7 @@ func TestTeamCreditLimitErrors(t *testing.T) {
 }
 
 func TestTeamScopedKeySetsItsOwnTeamsLimit(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodPut, teamLimitPath("team_a"), keyTeamA, `{"monthlyCreditLimit": 100}`)
 	if res.Status != http.StatusOK {
@@ -123,6 +126,7 @@ func TestTeamScopedKeySetsItsOwnTeamsLimit(t *testing.T) {
 // (400) before the role (403), and a refusal writes nothing. The cases run
 // in order on one workspace.
 func TestWhoMaySetATeamsLimit(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, key, team, body string

@@ -39,6 +39,7 @@ func useAt(t *testing.T, env *apitest.Env, agent string, credits float64, at tim
 }
 
 func TestAgentUsagePerDay(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t) // today is 2026-11-21 (UTC)
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 9, 0, 0, 0, time.UTC) }
 	useAt(t, env, "ag_free", 5, day(19))
@@ -90,6 +91,7 @@ func TestAgentUsagePerDay(t *testing.T) {
 }
 
 func TestAgentUsageIsSpendWhichAResetDoesNotChange(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	use(t, env, "ag_daily", 5)
 	if res := env.Do(t, http.MethodPost, resetPath, keyAdmin, `{"ids": ["ag_daily"]}`); res.Status != http.StatusOK {
@@ -103,6 +105,7 @@ func TestAgentUsageIsSpendWhichAResetDoesNotChange(t *testing.T) {
 }
 
 func TestAgentUsageErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, key, agent, query string

@@ -14,6 +14,7 @@ import (
 // leaving it running with today's usage at its daily limit (docs/credit-rules.md:
 // stopped once today's usage reaches its effective daily limit).
 func TestSchedulerDoesNotResumeAnAgentWhoseNewDayUsageReachedItsLimit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a1", 10, noon) // a1 daily limit 10: stopped on the 22nd
@@ -34,6 +35,7 @@ func TestSchedulerDoesNotResumeAnAgentWhoseNewDayUsageReachedItsLimit(t *testing
 // item's lastActivityAt is SET to the batch's newest occurredAt, not the max
 // with what is stored.
 func TestLastActivityNeverMovesBackwards(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	w.use("a2", 1, noon)
 	w.use("a2", 1, noon.Add(-48*time.Hour)) // an older event delivered late
@@ -47,6 +49,7 @@ func TestLastActivityNeverMovesBackwards(t *testing.T) {
 // paused when the usage landed in different shards (ev1 -> shard 1, ev2 ->
 // shard 0). docs/credit-rules.md: paused once its month usage reaches the limit.
 func TestATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	if _, err := w.store.SetTeamLimit(context.Background(), "ws1", "t1", lim(0.8), noon); err != nil {
 		t.Fatal(err)
@@ -60,6 +63,7 @@ func TestATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
 // reaches the limit before the Dec 1 run (settleTeam skips an already paused
 // team), and the run un-pauses it anyway.
 func TestSchedulerDoesNotResumeATeamWhoseNewMonthUsageReachedItsLimit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a2", 100, noon) // t1 limit 100: paused in November

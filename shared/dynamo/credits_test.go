@@ -100,6 +100,7 @@ func (w *creditWorld) wantState(agent string, now time.Time, want workspace.Agen
 
 // The running states of docs/credit-rules.md.
 func TestUsageReachingALimitStopsOrPausesInTheSameCall(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		agent  string
@@ -117,6 +118,7 @@ func TestUsageReachingALimitStopsOrPausesInTheSameCall(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			w := newCreditWorld(t)
 			for _, c := range tc.uses {
 				w.use(tc.agent, c, noon)
@@ -130,6 +132,7 @@ func TestUsageReachingALimitStopsOrPausesInTheSameCall(t *testing.T) {
 }
 
 func TestMonthlyOutlastsDailyAndTeamOutlastsBoth(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	w.use("a1", 10, noon)
 	w.wantState("a1", noon, stoppedDaily)
@@ -145,6 +148,7 @@ func TestMonthlyOutlastsDailyAndTeamOutlastsBoth(t *testing.T) {
 }
 
 func TestARedeliveredEventCountsOnce(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	ev := workspace.Usage{EventID: "dup", WorkspaceID: "ws1", AgentID: "a2", Credits: 7, OccurredAt: noon}
 	for range 3 {
@@ -161,6 +165,7 @@ func TestARedeliveredEventCountsOnce(t *testing.T) {
 }
 
 func TestUsageOfAnUnknownAgentFailsAloneAndCountsNothing(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	rep := w.store.ApplyUsage(context.Background(), []workspace.Usage{
 		{EventID: "x1", WorkspaceID: "ws1", AgentID: "ghost", Credits: 1, OccurredAt: noon},
@@ -180,6 +185,7 @@ func TestUsageOfAnUnknownAgentFailsAloneAndCountsNothing(t *testing.T) {
 }
 
 func TestCountersAreKeyedByPeriod(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	lastSecond := time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC)
 	firstSecond := time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC)
@@ -203,6 +209,7 @@ func TestCountersAreKeyedByPeriod(t *testing.T) {
 }
 
 func TestChangingALimitReevaluatesAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
 		name       string
@@ -221,6 +228,7 @@ func TestChangingALimitReevaluatesAtOnce(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			w := newCreditWorld(t)
 			w.use("a1", tc.used, noon)
 			out := w.store.SetAgentLimits(ctx, "ws1", "", []string{"a1"}, tc.change, noon)[0]
@@ -236,6 +244,7 @@ func TestChangingALimitReevaluatesAtOnce(t *testing.T) {
 }
 
 func TestARemovedMonthlyLimitResumes(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	w.use("a1", 9, noon)
 	w.store.SetAgentLimits(context.Background(), "ws1", "", []string{"a1"}, workspace.LimitChange{Monthly: workspace.Value(9.0)}, noon)
@@ -248,6 +257,7 @@ func TestARemovedMonthlyLimitResumes(t *testing.T) {
 }
 
 func TestSameLimitsAreUnchangedAndNotWritten(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	w.rt.Reset()
 	outs := w.store.SetAgentLimits(context.Background(), "ws1", "", []string{"a1", "nope", "a2"},
@@ -261,6 +271,7 @@ func TestSameLimitsAreUnchangedAndNotWritten(t *testing.T) {
 }
 
 func TestATeamScopedWriteSeesOnlyItsTeam(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	outs := w.store.SetAgentLimits(context.Background(), "ws1", "t1", []string{"a1", "solo"}, workspace.LimitChange{Daily: workspace.Value(3.0)}, noon)
 	if outs[0].Err != nil || !workspace.IsNotFound(outs[1].Err) {
@@ -269,6 +280,7 @@ func TestATeamScopedWriteSeesOnlyItsTeam(t *testing.T) {
 }
 
 func TestAResetResumesTheDailyStopAndKeepsTheMonth(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a1", 12, noon)
@@ -299,6 +311,7 @@ func TestAResetResumesTheDailyStopAndKeepsTheMonth(t *testing.T) {
 }
 
 func TestAResetDoesNotLiftTheMonthlyStop(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	w.use("a1", 30, noon)
 	out := w.store.ResetDailyUsage(context.Background(), "ws1", "", []string{"a1"}, noon)[0]
@@ -309,6 +322,7 @@ func TestAResetDoesNotLiftTheMonthlyStop(t *testing.T) {
 }
 
 func TestTeamLimitPausesAndResumesEveryAgentWithOneWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a2", 40, noon)
@@ -342,6 +356,7 @@ func TestTeamLimitPausesAndResumesEveryAgentWithOneWrite(t *testing.T) {
 // limit and let the team run, so the change reads usage again after it
 // commits and pauses the team.
 func TestUsageLandingDuringATeamLimitChangeIsSettledByTheChange(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	gap := &dynamolocal.Interleaver{}
 	w := newCreditWorld(t, gap.Option())
@@ -362,6 +377,7 @@ func TestUsageLandingDuringATeamLimitChangeIsSettledByTheChange(t *testing.T) {
 // the change's check that usage is what it decided on: the change decides
 // again on the new figures and stops the agent.
 func TestUsageLandingDuringAnAgentLimitChangeIsDecidedAgain(t *testing.T) {
+	t.Parallel()
 	gap := &dynamolocal.Interleaver{}
 	w := newCreditWorld(t, gap.Option())
 	w.use("a2", 30, noon)
@@ -374,6 +390,7 @@ func TestUsageLandingDuringAnAgentLimitChangeIsDecidedAgain(t *testing.T) {
 }
 
 func TestTeamLimitErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	if _, err := w.store.SetTeamLimit(ctx, "ws1", "nope", lim(1), noon); err != workspace.ErrTeamNotFound {
@@ -393,6 +410,7 @@ func TestTeamLimitErrors(t *testing.T) {
 }
 
 func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a1", 10, noon) // daily stop on the 22nd
@@ -438,6 +456,7 @@ func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
 }
 
 func TestASchedulerRunAfterMissedDaysCatchesUp(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	w.use("a1", 10, noon)
@@ -456,6 +475,7 @@ func TestASchedulerRunAfterMissedDaysCatchesUp(t *testing.T) {
 }
 
 func TestFiftyParallelEventsSumExactlyAndStopOnce(t *testing.T) {
+	t.Parallel()
 	conflicts := &dynamolocal.ConflictInjector{Rate: 0.2}
 	w := newCreditWorld(t, conflicts.Option())
 	var mu sync.Mutex
@@ -502,6 +522,7 @@ func TestFiftyParallelEventsSumExactlyAndStopOnce(t *testing.T) {
 // sequential order of them produces: the team is paused exactly when its
 // month usage has reached the limit last set.
 func TestRacingTeamLimitsAndUsageEndConsistent(t *testing.T) {
+	t.Parallel()
 	for round := range 3 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {
 			conflicts := &dynamolocal.ConflictInjector{Rate: 0.2}
@@ -548,6 +569,7 @@ func TestRacingTeamLimitsAndUsageEndConsistent(t *testing.T) {
 }
 
 func TestUsageRoundTrips(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	w.rt.Reset()
 	w.use("a2", 1, noon)

@@ -17,6 +17,7 @@ import (
 // under the budget of 2,000 and do not grow with the records of the period
 // (issue 8; BenchmarkKeyMetricsRead shows it flat up to 100,000 records).
 func TestAKeyMetricsReportReadsDaysNotRecords(t *testing.T) {
+	t.Parallel()
 	store, _ := dynamolocal.NewStore(t)
 	ctx := context.Background()
 	end := time.Date(2026, 11, 21, 13, 37, 0, 0, time.UTC)

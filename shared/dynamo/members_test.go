@@ -13,6 +13,7 @@ import (
 // A team's page whose memberships all belong to members who left does not
 // end the listing: the next members are still reached.
 func TestATeamMemberPageOfLeaversDoesNotEndTheListing(t *testing.T) {
+	t.Parallel()
 	store, _ := dynamolocal.NewStore(t)
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	err := tableops.PutSnapshot(context.Background(), store, tableops.Snapshot{

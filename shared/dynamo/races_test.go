@@ -40,6 +40,7 @@ func (w *creditWorld) teamEnd(ctx context.Context) (limit *float64, used float64
 }
 
 func TestATornReadNeverPausesATeamUnderALimitItIsBelow(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		run  func(ctx context.Context, w *creditWorld, gap *dynamolocal.Interleaver, torn *dynamolocal.StaleRead)
@@ -89,6 +90,7 @@ func TestATornReadNeverPausesATeamUnderALimitItIsBelow(t *testing.T) {
 // A stop decided on today's usage read from before a daily-usage reset must
 // not land after the reset.
 func TestATornReadNeverStopsAnAgentOnUsageAResetCleared(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	torn := &dynamolocal.StaleRead{Raw: dynamolocal.NewClient(t, nil)}
 	w := newCreditWorld(t, torn.Option())
@@ -118,6 +120,7 @@ func (w *creditWorld) setTeamLimit(ctx context.Context, limit *float64) workspac
 // A limit change that read the agent's limits from before another change
 // must not write the other limit back: it decides again on the new ones.
 func TestATornReadNeverUndoesAnotherAgentLimitChange(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	torn := &dynamolocal.StaleRead{Raw: dynamolocal.NewClient(t, nil)}
 	w := newCreditWorld(t, torn.Option())
@@ -147,6 +150,7 @@ func TestATornReadNeverUndoesAnotherAgentLimitChange(t *testing.T) {
 // decimal reads back: a daily limit of 0 stops an agent whose usage today has
 // no counter yet (its usage was yesterday's).
 func TestAZeroLimitStopsOnUsageOfAnotherDay(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
 	err := tableops.PutSnapshot(ctx, w.store, tableops.Snapshot{
@@ -168,6 +172,7 @@ func TestAZeroLimitStopsOnUsageOfAnotherDay(t *testing.T) {
 // A limit change that read today's usage from before a daily-usage reset
 // (whose new state version it read too) decides again on the cleared usage.
 func TestATornReadNeverStopsAnAgentThroughALimitChangeOnClearedUsage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	torn := &dynamolocal.StaleRead{Raw: dynamolocal.NewClient(t, nil)}
 	w := newCreditWorld(t, torn.Option())
@@ -191,6 +196,7 @@ func TestATornReadNeverStopsAnAgentThroughALimitChangeOnClearedUsage(t *testing.
 // old period's hold stops or pauses again for the new period, whatever
 // usage the scheduler read.
 func TestUsageLandingWhileTheSchedulerResumesHoldsForTheNewPeriod(t *testing.T) {
+	t.Parallel()
 	tomorrow := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	december := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
@@ -225,6 +231,7 @@ func TestUsageLandingWhileTheSchedulerResumesHoldsForTheNewPeriod(t *testing.T) 
 // make: ten events of 0.1 count 1, not 0.9999999999999999, and the next 9
 // credits reach a daily limit of 10 exactly.
 func TestABatchOfDecimalCreditsCountsExactly(t *testing.T) {
+	t.Parallel()
 	w := newCreditWorld(t)
 	var batch []workspace.Usage
 	for i := range 10 {
@@ -247,6 +254,7 @@ func TestABatchOfDecimalCreditsCountsExactly(t *testing.T) {
 // races says so (not that nothing was applied); the same request again
 // answers unchanged and pauses the team.
 func TestATeamLimitWrittenButUnsettledAsksForTheSameRequestAgain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conflicts := &dynamolocal.ConflictInjector{}
 	gap := &dynamolocal.Interleaver{}
@@ -272,6 +280,7 @@ func TestATeamLimitWrittenButUnsettledAsksForTheSameRequestAgain(t *testing.T) {
 // A tag write that keeps losing races reports the tags the entity keeps, not
 // the ones it asked for.
 func TestATagWriteThatKeepsLosingReportsTheTagsKept(t *testing.T) {
+	t.Parallel()
 	losing := &dynamolocal.LosingUpdates{}
 	w := newCreditWorld(t, losing.Option())
 	losing.On.Store(true)

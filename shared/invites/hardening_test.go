@@ -81,6 +81,7 @@ func TestAMailerThatHangsPastTheDeadlineLeavesNoHiddenInvitation(t *testing.T) {
 }
 
 func TestAMailerThatPanicsIsAFailedSendAndTheInvitationIsWithdrawn(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	fn := invites.Function(invites.Deps{Store: env.Store, Mailer: panickingMailer{}, Clock: env.Clock,
 		IDs: workspace.SortableIDs{Clock: env.Clock}})
@@ -104,6 +105,7 @@ func (failingWithdrawal) DeleteInvitations(_ context.Context, invs []workspace.I
 }
 
 func TestAnInvitationThatCannotBeWithdrawnIsNamedAndARetryFindsIt(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	fn := invites.Function(invites.Deps{Store: failingWithdrawal{env.Store}, Mailer: &mail.Recorder{Fail: fmt.Errorf("SES down")},
 		Clock: env.Clock, IDs: workspace.SortableIDs{Clock: env.Clock}})
@@ -132,6 +134,7 @@ func TestAnInvitationThatCannotBeWithdrawnIsNamedAndARetryFindsIt(t *testing.T) 
 }
 
 func TestOverLongIDsAreNotFoundAndTheOthersAreRevoked(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	long := strings.Repeat("x", 1018)
 	res := env.Do(t, http.MethodDelete, invitesPath, keyAdmin, fmt.Sprintf(`{"ids": [%q, "inv_pending"]}`, long))
@@ -146,6 +149,7 @@ func TestOverLongIDsAreNotFoundAndTheOthersAreRevoked(t *testing.T) {
 }
 
 func TestBoundsAreCheckedBeforeAnyRead(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	many := make([]string, 7000)
 	for i := range many {
@@ -172,6 +176,7 @@ func TestBoundsAreCheckedBeforeAnyRead(t *testing.T) {
 }
 
 func TestKeyShapedTextIsNeverEchoed(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, method, body string
@@ -222,8 +227,10 @@ func bigFixture(n int, expired bool) string {
 }
 
 func TestARefusedInvitationCostsTheSameAt10And1000Invitations(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{10, 1000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
 			env := apitest.New(t, bigFixture(n, false))
 			res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, `{"email": "one.more@alpha.example", "role": "member"}`)
 			if res.Status != http.StatusForbidden {
@@ -239,6 +246,7 @@ func TestARefusedInvitationCostsTheSameAt10And1000Invitations(t *testing.T) {
 }
 
 func TestExpiredSeatsAreReleasedFromTheSeatIndex(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, bigFixture(60, false))
 	env.Clock.Advance(60 * 24 * time.Hour) // every invitation has expired, all still hold seats
 	res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, `{"email": "fresh@alpha.example", "role": "member"}`)
@@ -253,6 +261,7 @@ func TestExpiredSeatsAreReleasedFromTheSeatIndex(t *testing.T) {
 }
 
 func TestListInvitesPagesWithLimitAndCursor(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, bigFixture(25, false))
 	var seen []string
 	cursor := ""
@@ -294,6 +303,7 @@ func TestListInvitesPagesWithLimitAndCursor(t *testing.T) {
 }
 
 func TestListInvitesRejectsBadPaging(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, q := range []string{"limit=0", "limit=1001", "limit=abc", "limit=1.5", "limit=1&limit=2", "cursor=!!!", "cursor=" + strings.Repeat("A", 600)} {
 		if res := env.Do(t, http.MethodGet, invitesPath+"?"+q, keyAdmin, ""); res.Status != http.StatusBadRequest {
@@ -303,6 +313,7 @@ func TestListInvitesRejectsBadPaging(t *testing.T) {
 }
 
 func TestLargeListsAreServedCompressed(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, bigFixture(200, false))
 	req, _ := http.NewRequest(http.MethodGet, env.URL+invitesPath, nil)
 	req.Header.Set("Authorization", "Bearer "+keyAdmin)
@@ -332,6 +343,7 @@ func TestLargeListsAreServedCompressed(t *testing.T) {
 }
 
 func TestARevokeOf100UpdatesTheSeatCounterOncePerTransaction(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, bigFixture(100, false))
 	ids := make([]string, 100)
 	for i := range ids {
@@ -350,6 +362,7 @@ func TestARevokeOf100UpdatesTheSeatCounterOncePerTransaction(t *testing.T) {
 }
 
 func TestCreatesAndRevokesStayExactUnderTransactionConflicts(t *testing.T) {
+	t.Parallel()
 	conflicts := &dynamolocal.ConflictInjector{Rate: 0.2}
 	env := apitest.New(t, bigFixture(30, false), apitest.Options{Conflicts: conflicts})
 	// 30 seats are held by invitations; make room for 20 more.
@@ -404,6 +417,7 @@ func assertSeatsUsed(t *testing.T, env *apitest.Env, ws string, want int) {
 // the invitation is still there: it is revoked as it now stands, never
 // reported "not found", and no seat is freed twice.
 func TestARevokeRacingASeatReleaseStillRevokes(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, bigFixture(2, false))
 	env.Clock.Advance(60 * 24 * time.Hour) // both invitations expired, still holding seats
 	ids := []string{"inv_00000", "inv_00001"}

@@ -28,6 +28,7 @@ func newEnv(t *testing.T) *apitest.Env {
 }
 
 func TestCreateInviteAnswers201WithTheInvitationAndSendsOneEmail(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodPost, invitesPath, keyAdmin,
 		`{"email": "New.Person@Alpha.example", "role": "collaborator", "teams": [{"teamId": "team_a", "role": "guest"}], "expiresInDays": 3}`)
@@ -61,6 +62,7 @@ func TestCreateInviteAnswers201WithTheInvitationAndSendsOneEmail(t *testing.T) {
 }
 
 func TestCreateInviteDefaultsToSevenDays(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodPost, invitesPath, keyInvite, `{"email": "week@alpha.example", "role": "member"}`)
 	if res.Status != http.StatusCreated {
@@ -77,6 +79,7 @@ func TestCreateInviteDefaultsToSevenDays(t *testing.T) {
 }
 
 func TestCreateInviteRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, key, body string
@@ -131,6 +134,7 @@ func TestCreateInviteRules(t *testing.T) {
 }
 
 func TestCreateInviteEmptyTeamsCountsAsNotSet(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodPost, invitesPath, keyOther, `{"email": "fine@beta.example", "role": "member", "teams": []}`)
 	if res.Status != http.StatusCreated {
@@ -139,6 +143,7 @@ func TestCreateInviteEmptyTeamsCountsAsNotSet(t *testing.T) {
 }
 
 func TestCreateInviteBodyOver256KiBIs413(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	body := `{"email": "big@alpha.example", "role": "member", "pad": "` + strings.Repeat("x", httpapi.MaxBodyBytes) + `"}`
 	res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, body)
@@ -148,6 +153,7 @@ func TestCreateInviteBodyOver256KiBIs413(t *testing.T) {
 }
 
 func TestRetriedInvitationSendsNoSecondEmail(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	body := `{"email": "retry@alpha.example", "role": "member"}`
 	if res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, body); res.Status != http.StatusCreated {
@@ -163,6 +169,7 @@ func TestRetriedInvitationSendsNoSecondEmail(t *testing.T) {
 }
 
 func TestReinvitingAnExpiredAddressReplacesTheExpiredRecord(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, `{"email": "LATE@alpha.example", "role": "member"}`)
 	if res.Status != http.StatusCreated {
@@ -183,6 +190,7 @@ func TestReinvitingAnExpiredAddressReplacesTheExpiredRecord(t *testing.T) {
 }
 
 func TestSeatsFreedByExpiryAreReused(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	if res := env.Do(t, http.MethodPost, invitesPath, keyFull, `{"email": "r@full.example", "role": "member"}`); res.Status != http.StatusForbidden {
 		t.Fatalf("before expiry: status = %d, want 403", res.Status)
@@ -201,6 +209,7 @@ func TestSeatsFreedByExpiryAreReused(t *testing.T) {
 }
 
 func TestParallelInvitationsNeverExceedTheFreeSeats(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	// ws_a has 10 seats, used by 2 members and 1 pending invitation: 7 free.
 	const n, free = 12, 7
@@ -225,6 +234,7 @@ func TestParallelInvitationsNeverExceedTheFreeSeats(t *testing.T) {
 }
 
 func TestParallelInvitationsOfOneAddressCreateOne(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	const n = 8
 	statuses := parallel(n, func(i int) int {
@@ -243,6 +253,7 @@ func TestParallelInvitationsOfOneAddressCreateOne(t *testing.T) {
 }
 
 func TestListInvitesShowsPendingAndExpiredOfTheCallersWorkspaceOnly(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodGet, invitesPath, keyRead, "")
 	if res.Status != http.StatusOK {
@@ -264,6 +275,7 @@ func TestListInvitesShowsPendingAndExpiredOfTheCallersWorkspaceOnly(t *testing.T
 }
 
 func TestListInvitesMarksInvitationsExpiredAsTimePasses(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	env.Clock.Advance(7 * 24 * time.Hour)
 	for _, inv := range listInvites(t, env, keyAdmin) {
@@ -274,6 +286,7 @@ func TestListInvitesMarksInvitationsExpiredAsTimePasses(t *testing.T) {
 }
 
 func TestListInvitesEmptyIs200(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodDelete, invitesPath, keyOther, `{"ids": ["inv_b"]}`)
 	if res.Status != http.StatusOK {
@@ -286,6 +299,7 @@ func TestListInvitesEmptyIs200(t *testing.T) {
 }
 
 func TestListInvitesRefusesTeamScopedKeys(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	if res := env.Do(t, http.MethodGet, invitesPath, keyTeam, ""); res.Status != http.StatusForbidden {
 		t.Errorf("status = %d, want 403", res.Status)
@@ -293,6 +307,7 @@ func TestListInvitesRefusesTeamScopedKeys(t *testing.T) {
 }
 
 func TestRevokeInvitesIsABatch(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodDelete, invitesPath, keyAdmin, `{"ids": ["inv_pending", "inv_missing", "inv_b", "inv_pending"]}`)
 	if res.Status != http.StatusOK {
@@ -319,6 +334,7 @@ func TestRevokeInvitesIsABatch(t *testing.T) {
 }
 
 func TestRevokingFreesTheSeat(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	if res := env.Do(t, http.MethodDelete, invitesPath, keyFull, `{"ids": ["inv_f"]}`); res.Status != http.StatusOK {
 		t.Fatalf("revoke: %d %s", res.Status, res.Body)
@@ -330,6 +346,7 @@ func TestRevokingFreesTheSeat(t *testing.T) {
 }
 
 func TestRevokeInvitesValidatesIDs(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	many := make([]string, 101)
 	for i := range many {
@@ -391,6 +408,7 @@ func count(xs []int, v int) int {
 }
 
 func TestFailedInvitationEmailLeavesNoInvitationAndNoSeatTaken(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, testFixture, apitest.Options{MailFailure: errors.New("SES: throttled")})
 	res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, `{"email": "unlucky@alpha.example", "role": "member"}`)
 	if res.Status != http.StatusServiceUnavailable {

@@ -78,6 +78,7 @@ func seatsUsed(t *testing.T, env *apitest.Env) int {
 }
 
 func TestTheTTLRemovesAnInvitationAfterRetentionAndItsSeatIsFreedOnce(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixture)
 	res := env.Do(t, http.MethodPost, "/workspaceapi/invites", key, `{"email": "late@r.example", "role": "member", "expiresInDays": 1}`)
 	if res.Status != http.StatusCreated {
@@ -137,6 +138,7 @@ func TestTheTTLRemovesAnInvitationAfterRetentionAndItsSeatIsFreedOnce(t *testing
 }
 
 func TestAFailedReleaseIsReportedByItsSequenceNumber(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixture)
 	// A workspace id DynamoDB refuses as a key (over 2 KB) makes the write fail.
 	bad := ttlRemoval("77", string(bytes.Repeat([]byte("w"), 3000)), "inv_x", true, true)
@@ -151,6 +153,7 @@ func TestAFailedReleaseIsReportedByItsSequenceNumber(t *testing.T) {
 // a seat of its own: the removed invitation's seat is the retention function's
 // to free, and freeing it twice would let the workspace exceed its seats.
 func TestASeatFreedByTheRetentionFunctionDoesNotPassThroughTheClaimLeftBehind(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, fixture)
 	res := env.Do(t, http.MethodPost, "/workspaceapi/invites", key, `{"email": "late@r.example", "role": "member", "expiresInDays": 1}`)
 	if res.Status != http.StatusCreated {

@@ -102,6 +102,7 @@ func scheduled(at time.Time) events.EventBridgeEvent {
 func day(d int, month time.Month) time.Time { return time.Date(2026, month, d, 0, 0, 0, 0, time.UTC) }
 
 func TestARunResumesWhatTheNewDayOrMonthFrees(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, testFixture)
 	run := scheduler.New(env.Store, env.Clock)
 	// 2026-11-21 12:00: every limit is reached.
@@ -143,6 +144,7 @@ func TestARunResumesWhatTheNewDayOrMonthFrees(t *testing.T) {
 }
 
 func TestARunAfterMissedDaysCatchesUp(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, testFixture)
 	run := scheduler.New(env.Store, env.Clock)
 	// ag_daily stops on the 21st, ag_daily2 on the 22nd; the runs of the
@@ -166,6 +168,7 @@ func TestARunAfterMissedDaysCatchesUp(t *testing.T) {
 // The run decides at the event's time, not at the clock's: a run for the
 // 21st made late, on the 22nd, resumes nothing stopped on the 21st.
 func TestARunDecidesAtTheEventsTime(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, testFixture)
 	use(t, env, map[string]float64{"ag_daily": 5})
 	env.Clock.Advance(24 * time.Hour)
@@ -179,6 +182,7 @@ func TestARunDecidesAtTheEventsTime(t *testing.T) {
 }
 
 func TestAnEventWithoutTimeRunsAtTheClock(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, testFixture)
 	use(t, env, map[string]float64{"ag_daily": 5})
 	env.Clock.Advance(12 * time.Hour) // 2026-11-22 00:00
@@ -194,6 +198,7 @@ func TestAnEventWithoutTimeRunsAtTheClock(t *testing.T) {
 // A failed run returns an error, so that Lambda retries it (resumes are
 // conditioned, so a retry changes nothing more for what was resumed).
 func TestAFailedRunReturnsAnError(t *testing.T) {
+	t.Parallel()
 	// Real storage that fails: a table that does not exist.
 	store := dynamo.New(dynamolocal.NewClient(t, nil), "no-such-table")
 	_, err := scheduler.New(store, apitest.NewClock(apitest.Start))(context.Background(), scheduled(day(22, time.November)))
@@ -203,6 +208,7 @@ func TestAFailedRunReturnsAnError(t *testing.T) {
 }
 
 func TestSchedulerFunctionThroughTheLocalGateway(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, testFixture)
 	use(t, env, map[string]float64{"ag_daily": 5})
 	// The event as EventBridge sends it (JSON), with its time field.

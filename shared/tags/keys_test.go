@@ -11,6 +11,7 @@ import (
 // the request put in a value. A key-shaped tag is stored and echoed back in
 // the batch result (and in every later read of the entity).
 func TestAKeyShapedTagIsNeverEchoed(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	const keyShaped = "wk_abcdefghijklmnopqrstuvwxyz0123456789AB"
 	for _, path := range []string{memberTags, agentTags, teamTags} {

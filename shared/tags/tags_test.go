@@ -15,6 +15,7 @@ const (
 )
 
 func TestTagWritesOnEveryKind(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, path, body string
 		want             string // "name tags unchanged"
@@ -32,6 +33,7 @@ func TestTagWritesOnEveryKind(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := newEnv(t)
 			res := env.Do(t, http.MethodPost, tc.path, keyAdmin, tc.body)
 			if res.Status != http.StatusOK {
@@ -54,6 +56,7 @@ func TestTagWritesOnEveryKind(t *testing.T) {
 }
 
 func TestTagsShowWhereverTheEntityIsRead(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, w := range []struct{ path, id string }{{memberTags, "u_creator"}, {agentTags, "ag_a"}, {teamTags, "team_b"}} {
 		if res := env.Do(t, http.MethodPost, w.path, keyAdmin, `{"ids": ["`+w.id+`"], "tags": ["seen"]}`); res.Status != 200 {
@@ -74,6 +77,7 @@ func TestTagsShowWhereverTheEntityIsRead(t *testing.T) {
 }
 
 func TestTagBatchReportsEveryIDOnceWithASummary(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	long := strings.Repeat("u", 257)
 	res := env.Do(t, http.MethodPost, memberTags, keyAdmin,
@@ -100,6 +104,7 @@ func TestTagBatchReportsEveryIDOnceWithASummary(t *testing.T) {
 }
 
 func TestAnAddPastFiftyTagsFailsForThatIDAlone(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	var fifty []string
 	for i := range 50 {
@@ -124,6 +129,7 @@ func TestAnAddPastFiftyTagsFailsForThatIDAlone(t *testing.T) {
 }
 
 func TestTagWholeRequestErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	var fiftyOne []string
 	for i := range 51 {
@@ -168,6 +174,7 @@ func TestTagWholeRequestErrors(t *testing.T) {
 }
 
 func TestTeamScopedKeysTagOnlyTheirTeam(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		path, body string
@@ -193,6 +200,7 @@ func TestTeamScopedKeysTagOnlyTheirTeam(t *testing.T) {
 }
 
 func TestTagBatchDynamoDBBudget(t *testing.T) {
+	t.Parallel()
 	env := newEnvWith(t, 150)
 	// 100 ids: 60 get a new tag, 40 already have it (tagged first).
 	if res := env.Do(t, http.MethodPost, agentTags, keyAdmin, `{"ids": [`+ids("ag_x", 40)+`], "tags": ["done"]}`); res.Status != 200 {
@@ -235,6 +243,7 @@ func show(tags []string) string {
 }
 
 func TestConcurrentAddsToOneEntityLoseNothing(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	done := make(chan int, 10)
 	for i := range 10 {

@@ -10,6 +10,7 @@ import (
 // a team id holding a document-path character ('.', '[') in a
 // membership call must be an unknown team (404), never a 500.
 func TestATeamIDWithDocumentPathCharactersIsAnUnknownTeam(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, tc := range []struct{ method, path, body string }{
 		{http.MethodPut, "/workspaceapi/teams/a.b/members/u_creator", `{"role": "member"}`},
@@ -26,6 +27,7 @@ func TestATeamIDWithDocumentPathCharactersIsAnUnknownTeam(t *testing.T) {
 // names compare case-insensitively; "ΟΔΟΣ" and "οδος" differ only
 // in case (Σ/ς), so the second create is a duplicate.
 func TestTeamNamesCompareWithUnicodeCaseFolding(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	if res := env.Do(t, http.MethodPost, "/workspaceapi/teams", keyAdmin, `{"name": "ΟΔΟΣ"}`); res.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
@@ -49,6 +51,7 @@ func nameBody(t *testing.T, name string) string {
 // folding and collapsing runs of white space, on create and on rename, and
 // the name is stored as sent, trimmed.
 func TestVariantsOfATeamNameAreOneName(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	var created team
 	res := env.Do(t, http.MethodPost, "/workspaceapi/teams", keyAdmin, nameBody(t, "  Customer  Support "))
@@ -113,6 +116,7 @@ func TestVariantsOfATeamNameAreOneName(t *testing.T) {
 // TestTeamNamesWithControlFormatOrNothingVisibleAre400: on create and on
 // rename, before anything is read or written.
 func TestTeamNamesWithControlFormatOrNothingVisibleAre400(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	names := []struct{ name, raw, wantErr string }{
 		{"a tab inside", "Customer\tSupport", "control character"},

@@ -65,6 +65,7 @@ const rolesFixture = `{"workspaces": [
 // change nothing, and the body is checked (400) before the role (403).
 // The cases run in order on one workspace.
 func TestWhoMayCreateRenameAndChangeTheMembersOfATeam(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, rolesFixture)
 	tests := []struct {
 		name, method, path, key, body string
@@ -167,6 +168,7 @@ func TestWhoMayCreateRenameAndChangeTheMembersOfATeam(t *testing.T) {
 
 // TestTheRefusalSaysWhoMay: the 403s name the roles that may.
 func TestTheRefusalSaysWhoMay(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, rolesFixture)
 	for _, tc := range []struct{ method, path, body, want string }{
 		{"POST", "/workspaceapi/teams", `{"name": "Mine"}`, "only workspace admins can create teams"},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestGetTeamShowsCreditsStateMembersAndAgents(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	res := env.Do(t, http.MethodGet, "/workspaceapi/teams/team_a", keyRead, "")
 	if res.Status != http.StatusOK {
@@ -23,6 +24,7 @@ func TestGetTeamShowsCreditsStateMembersAndAgents(t *testing.T) {
 }
 
 func TestTeamNotFoundCases(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct{ name, path, key string }{
 		{"unknown team", "/workspaceapi/teams/team_nope", keyAdmin},
@@ -43,6 +45,7 @@ func TestTeamNotFoundCases(t *testing.T) {
 }
 
 func TestCreateAndRenameTeams(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, method, path, body string
@@ -82,6 +85,7 @@ func TestCreateAndRenameTeams(t *testing.T) {
 }
 
 func TestParallelCreatesOfOneNameMakeOneTeam(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	statuses := make([]int, 20)
 	var wg sync.WaitGroup
@@ -114,6 +118,7 @@ func TestParallelCreatesOfOneNameMakeOneTeam(t *testing.T) {
 }
 
 func TestTeamEndpointsAnswer400WhileTeamSettingsAreOff(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct{ method, path, body string }{
 		{"GET", "/workspaceapi/teams", ""},
@@ -134,6 +139,7 @@ func TestTeamEndpointsAnswer400WhileTeamSettingsAreOff(t *testing.T) {
 }
 
 func TestTeamScopedKeysOnWorkspaceWideTeamEndpoints(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, tc := range []struct{ method, path, body string }{
 		{"GET", "/workspaceapi/teams", ""},
@@ -149,6 +155,7 @@ func TestTeamScopedKeysOnWorkspaceWideTeamEndpoints(t *testing.T) {
 }
 
 func TestTeamMembership(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		name, method, path, key, body string
@@ -201,6 +208,7 @@ func TestTeamMembership(t *testing.T) {
 // TestABodySentOnTheMemberDeleteFollowsTheRulesOfEveryBody: the DELETE reads
 // no body, but one that is sent is held to the same rules as any other.
 func TestABodySentOnTheMemberDeleteFollowsTheRulesOfEveryBody(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	const path = "/workspaceapi/teams/team_a/members/u_creator"
 	for _, tc := range []struct {

@@ -24,7 +24,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"

@@ -3,11 +3,10 @@ package apispec_test
 // Checks that template.yaml (AWS SAM), the Makefile and the OpenAPI document
 // describe the same service.
 //
-// The template is parsed with goformation v7. goformation resolves Ref to a
-// parameter's default and GetAtt to nothing, and it types an Api's
-// GatewayResponses as map[string]string, which SAM's object form cannot
-// unmarshal into; where goformation cannot give the value a check needs, the
-// check reads the same file as yaml.v3 nodes.
+// The template is read as YAML nodes (go.yaml.in/yaml/v3), so the checks see
+// what is written, intrinsic functions included (!Ref, !GetAtt), rather than
+// what a CloudFormation library resolves them to. cfn-lint (make lint) checks
+// the template against CloudFormation's and SAM's own schemas.
 
 import (
 	"encoding/json"
@@ -24,12 +23,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/awslabs/goformation/v7"
-	"github.com/awslabs/goformation/v7/cloudformation"
-	"github.com/awslabs/goformation/v7/cloudformation/global"
-	"github.com/awslabs/goformation/v7/cloudformation/serverless"
-	"github.com/awslabs/goformation/v7/intrinsics"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/agentplatform/workspaceapi/shared/apispec"
 )
@@ -39,10 +33,8 @@ const (
 	templatePath = repoRoot + "/template.yaml"
 )
 
-// samTemplate is template.yaml seen two ways: as goformation parsed it, and as
-// yaml.v3 nodes for what goformation cannot tell.
+// samTemplate is template.yaml as YAML nodes.
 type samTemplate struct {
-	cfn  *cloudformation.Template
 	root *yaml.Node // the top-level mapping
 }
 
@@ -59,62 +51,17 @@ func loadTemplate(t *testing.T) *samTemplate {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		t.Fatalf("%s: want one YAML document holding a mapping", templatePath)
 	}
-
-	cfn, err := goformation.Open(templatePath)
-	if err != nil {
-		if !slices.ContainsFunc(goformationGaps, func(gap []string) bool { return strings.Contains(err.Error(), gap[len(gap)-1]) }) {
-			t.Fatalf("goformation.Open(%s): %v", templatePath, err)
-		}
-		// goformation v7's serverless.Api declares GatewayResponses as
-		// map[string]string, where SAM (and this template) gives each
-		// response as an object, and lacks some properties SAM has. Parse
-		// everything else with goformation; what it cannot read is checked
-		// from the YAML nodes.
-		t.Logf("goformation.Open: %v; the Api properties goformation lacks are read with yaml.v3 instead", err)
-		cfn, err = parseWithoutGoformationGaps(raw)
-		if err != nil {
-			t.Fatalf("goformation could not parse %s even with the Api properties it lacks set aside: %v", templatePath, err)
+	tpl := &samTemplate{root: doc.Content[0]}
+	resources := node(tpl.root, "Resources")
+	if resources == nil || resources.Kind != yaml.MappingNode {
+		t.Fatalf("%s: Resources is not a mapping", templatePath)
+	}
+	for _, id := range keys(resources) {
+		if typ, ok := literal(node(resources, id, "Type")); !ok || typ == "" {
+			t.Fatalf("%s: resource %s has no literal Type", templatePath, id)
 		}
 	}
-	return &samTemplate{cfn: cfn, root: doc.Content[0]}
-}
-
-// goformationGaps are the paths, under an AWS::Serverless::Api's Properties,
-// that goformation v7 cannot unmarshal: GatewayResponses (typed as strings),
-// ApiKeySourceType and Auth.ApiKeyRequired (not declared).
-var goformationGaps = [][]string{{"GatewayResponses"}, {"ApiKeySourceType"}, {"Auth", "ApiKeyRequired"}}
-
-// parseWithoutGoformationGaps runs goformation's own pipeline (intrinsic
-// processing, then unmarshalling into cloudformation.Template) on the template
-// with goformationGaps removed from every AWS::Serverless::Api.
-func parseWithoutGoformationGaps(raw []byte) (*cloudformation.Template, error) {
-	processed, err := intrinsics.ProcessYAML(raw, nil)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(processed, &m); err != nil {
-		return nil, err
-	}
-	resources, _ := m["Resources"].(map[string]any)
-	for _, r := range resources {
-		res, _ := r.(map[string]any)
-		if res["Type"] != "AWS::Serverless::Api" {
-			continue
-		}
-		for _, gap := range goformationGaps {
-			parent, _ := res["Properties"].(map[string]any)
-			for _, key := range gap[:len(gap)-1] {
-				parent, _ = parent[key].(map[string]any)
-			}
-			delete(parent, gap[len(gap)-1])
-		}
-	}
-	stripped, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	return goformation.ParseJSON(stripped)
+	return tpl
 }
 
 // node returns the value at keys under n (mappings only), or nil.
@@ -135,6 +82,19 @@ func node(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
+// keys returns the keys of the mapping n, sorted; none when n is not a mapping.
+func keys(n *yaml.Node) []string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, n.Content[i].Value)
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (s *samTemplate) resourceNode(id string, keys ...string) *yaml.Node {
 	return node(s.root, append([]string{"Resources", id}, keys...)...)
 }
@@ -142,12 +102,11 @@ func (s *samTemplate) resourceNode(id string, keys ...string) *yaml.Node {
 // resourceIDs returns the logical ids of the template's resources of type typ, sorted.
 func (s *samTemplate) resourceIDs(typ string) []string {
 	var ids []string
-	for id, res := range s.cfn.Resources {
-		if res.AWSCloudFormationType() == typ {
+	for _, id := range keys(node(s.root, "Resources")) {
+		if got, _ := literal(s.resourceNode(id, "Type")); got == typ {
 			ids = append(ids, id)
 		}
 	}
-	slices.Sort(ids)
 	return ids
 }
 
@@ -207,8 +166,8 @@ func TestTemplateParses(t *testing.T) {
 	if got := len(tpl.resourceIDs("AWS::Serverless::Function")); got == 0 {
 		t.Errorf("AWS::Serverless::Function resources: got 0, want at least 1")
 	}
-	if tpl.cfn.Transform == nil || tpl.cfn.Transform.String == nil || *tpl.cfn.Transform.String != "AWS::Serverless-2016-10-31" {
-		t.Errorf("Transform: want AWS::Serverless-2016-10-31")
+	if got, _ := literal(node(tpl.root, "Transform")); got != "AWS::Serverless-2016-10-31" {
+		t.Errorf("Transform: got %q, want AWS::Serverless-2016-10-31", got)
 	}
 }
 
@@ -346,13 +305,12 @@ func TestGatewayResponses(t *testing.T) {
 func templateRoutes(t *testing.T, tpl *samTemplate) map[string][]string {
 	t.Helper()
 	routes := map[string][]string{}
-	fns := tpl.cfn.GetAllServerlessFunctionResources()
-	for _, fnID := range slices.Sorted(maps.Keys(fns)) {
-		fn := fns[fnID]
-		for _, evName := range slices.Sorted(maps.Keys(fn.Events)) {
-			ev := fn.Events[evName]
+	for _, fnID := range tpl.resourceIDs("AWS::Serverless::Function") {
+		events := tpl.resourceNode(fnID, "Properties", "Events")
+		for _, evName := range keys(events) {
+			ev := node(events, evName)
 			where := fnID + ".Events." + evName
-			switch ev.Type {
+			switch typ, _ := literal(node(ev, "Type")); typ {
 			case "Api":
 			case "HttpApi":
 				t.Errorf("%s: an HttpApi event; routes must be Api events of the REST API", where)
@@ -360,20 +318,11 @@ func templateRoutes(t *testing.T, tpl *samTemplate) map[string][]string {
 			default:
 				continue
 			}
-			var path, method string
-			if ev.Properties != nil && ev.Properties.ApiEvent != nil {
-				path, method = ev.Properties.ApiEvent.Path, ev.Properties.ApiEvent.Method
-			}
-			// goformation picks the event's shape by trial decoding; fall back
-			// to the YAML when it did not come out as an ApiEvent.
-			if path == "" || method == "" {
-				var okP, okM bool
-				path, okP = literal(tpl.resourceNode(fnID, "Properties", "Events", evName, "Properties", "Path"))
-				method, okM = literal(tpl.resourceNode(fnID, "Properties", "Events", evName, "Properties", "Method"))
-				if !okP || !okM {
-					t.Errorf("%s: want literal Properties.Path and Properties.Method", where)
-					continue
-				}
+			path, okP := literal(node(ev, "Properties", "Path"))
+			method, okM := literal(node(ev, "Properties", "Method"))
+			if !okP || !okM || path == "" || method == "" {
+				t.Errorf("%s: want literal Properties.Path and Properties.Method", where)
+				continue
 			}
 			method = strings.ToUpper(method)
 			if method == "ANY" {
@@ -418,26 +367,25 @@ func TestRoutesMatchOpenAPI(t *testing.T) {
 
 // TestApiEventsUseTheApi checks that every Api event is attached to the
 // template's AWS::Serverless::Api (and so to its authorizer and gateway
-// responses) rather than to SAM's implicit API. goformation resolves
-// RestApiId: !Ref Api to nothing, so this reads the YAML.
+// responses) rather than to SAM's implicit API, and keeps its default
+// authorizer.
 func TestApiEventsUseTheApi(t *testing.T) {
 	tpl := loadTemplate(t)
 	apis := tpl.resourceIDs("AWS::Serverless::Api")
-	fns := tpl.cfn.GetAllServerlessFunctionResources()
-	for _, fnID := range slices.Sorted(maps.Keys(fns)) {
-		for _, evName := range slices.Sorted(maps.Keys(fns[fnID].Events)) {
-			if fns[fnID].Events[evName].Type != "Api" {
+	for _, fnID := range tpl.resourceIDs("AWS::Serverless::Function") {
+		events := tpl.resourceNode(fnID, "Properties", "Events")
+		for _, evName := range keys(events) {
+			ev := node(events, evName)
+			if typ, _ := literal(node(ev, "Type")); typ != "Api" {
 				continue
 			}
 			t.Run(fnID+"/"+evName, func(t *testing.T) {
-				ref := refTarget(tpl.resourceNode(fnID, "Properties", "Events", evName, "Properties", "RestApiId"))
+				ref := refTarget(node(ev, "Properties", "RestApiId"))
 				if !slices.Contains(apis, ref) {
 					t.Errorf("RestApiId: got !Ref %q, want !Ref to one of %q", ref, apis)
 				}
-				if ev := fns[fnID].Events[evName].Properties; ev != nil && ev.ApiEvent != nil && ev.ApiEvent.Auth != nil {
-					if a := ev.ApiEvent.Auth.Authorizer; a != nil && *a != "" {
-						t.Errorf("Auth.Authorizer: got %q, want the Api's default authorizer (no override)", *a)
-					}
+				if a := node(ev, "Properties", "Auth", "Authorizer"); a != nil && a.Value != "" {
+					t.Errorf("Auth.Authorizer: got %q, want the Api's default authorizer (no override)", a.Value)
 				}
 			})
 		}
@@ -446,37 +394,8 @@ func TestApiEventsUseTheApi(t *testing.T) {
 
 // functionSetting returns a function's setting name (Runtime, Handler or
 // Architectures, joined with ","): its own when set, else the one from
-// Globals.Function, as goformation parsed them; when goformation has neither,
-// the YAML is read. ok is false when the setting is absent or not a literal.
-func functionSetting(tpl *samTemplate, globals *global.Function, fnID string, fn *serverless.Function, name string) (string, bool) {
-	var own, glob *string
-	switch name {
-	case "Runtime":
-		own = fn.Runtime
-		if globals != nil {
-			glob = globals.Runtime
-		}
-	case "Handler":
-		own = fn.Handler
-		if globals != nil {
-			glob = globals.Handler
-		}
-	case "Architectures":
-		if fn.Architectures != nil {
-			s := strings.Join(fn.Architectures, ",")
-			own = &s
-		}
-		if globals != nil && globals.Architectures != nil {
-			s := strings.Join(*globals.Architectures, ",")
-			glob = &s
-		}
-	}
-	if own != nil {
-		return *own, true
-	}
-	if glob != nil {
-		return *glob, true
-	}
+// Globals.Function. ok is false when the setting is absent or not a literal.
+func functionSetting(tpl *samTemplate, fnID string, name string) (string, bool) {
 	for _, n := range []*yaml.Node{tpl.resourceNode(fnID, "Properties", name), node(tpl.root, "Globals", "Function", name)} {
 		if n == nil {
 			continue
@@ -499,28 +418,23 @@ func functionSetting(tpl *samTemplate, globals *global.Function, fnID string, fn
 
 func TestFunctionsSettings(t *testing.T) {
 	tpl := loadTemplate(t)
-	globals, err := tpl.cfn.GetServerlessGlobalFunction()
-	if err != nil {
-		globals = nil // no Globals.Function: every function must set its own
-	}
-	fns := tpl.cfn.GetAllServerlessFunctionResources()
+	fns := tpl.resourceIDs("AWS::Serverless::Function")
 	if len(fns) == 0 {
 		t.Fatalf("no AWS::Serverless::Function in %s", templatePath)
 	}
-	for _, fnID := range slices.Sorted(maps.Keys(fns)) {
-		fn := fns[fnID]
+	for _, fnID := range fns {
 		t.Run(fnID, func(t *testing.T) {
 			for _, tt := range []struct{ setting, want string }{
 				{"Runtime", "provided.al2023"},
 				{"Architectures", "arm64"},
 				{"Handler", "bootstrap"},
 			} {
-				got, ok := functionSetting(tpl, globals, fnID, fn, tt.setting)
+				got, ok := functionSetting(tpl, fnID, tt.setting)
 				if !ok || got != tt.want {
 					t.Errorf("%s (own or Globals.Function): got %q (set: %v), want %q", tt.setting, got, ok, tt.want)
 				}
 			}
-			if got := fmt.Sprint(fn.AWSCloudFormationMetadata["BuildMethod"]); got != "makefile" {
+			if got, _ := literal(tpl.resourceNode(fnID, "Metadata", "BuildMethod")); got != "makefile" {
 				t.Errorf("Metadata.BuildMethod: got %q, want %q", got, "makefile")
 			}
 		})
@@ -570,35 +484,36 @@ func TestFunctionsBuildWithMakefile(t *testing.T) {
 
 func TestDefaultAuthorizer(t *testing.T) {
 	tpl := loadTemplate(t)
-	apis := tpl.cfn.GetAllServerlessApiResources()
+	apis := tpl.resourceIDs("AWS::Serverless::Api")
 	if len(apis) == 0 {
 		t.Fatalf("no AWS::Serverless::Api in %s", templatePath)
 	}
-	for _, apiID := range slices.Sorted(maps.Keys(apis)) {
-		api := apis[apiID]
+	for _, apiID := range apis {
+		auth := tpl.resourceNode(apiID, "Properties", "Auth")
 		t.Run(apiID, func(t *testing.T) {
-			if api.Auth == nil || api.Auth.DefaultAuthorizer == nil || *api.Auth.DefaultAuthorizer == "" {
+			name, _ := literal(node(auth, "DefaultAuthorizer"))
+			if name == "" {
 				t.Fatalf("Auth.DefaultAuthorizer: not set")
 			}
-			name := *api.Auth.DefaultAuthorizer
-			authorizers, _ := api.Auth.Authorizers.(map[string]any)
-			authorizer, ok := authorizers[name].(map[string]any)
-			if !ok {
+			authNode := node(auth, "Authorizers", name)
+			if authNode == nil || authNode.Kind != yaml.MappingNode {
 				t.Fatalf("Auth.Authorizers.%s: missing (default authorizer %q)", name, name)
 			}
 			where := "Auth.Authorizers." + name
-			if got := authorizer["FunctionPayloadType"]; got != "REQUEST" {
+			if got, _ := literal(node(authNode, "FunctionPayloadType")); got != "REQUEST" {
 				t.Errorf("%s.FunctionPayloadType: got %v, want REQUEST", where, got)
 			}
-			identity, _ := authorizer["Identity"].(map[string]any)
-			headers, _ := identity["Headers"].([]any)
+			var headers []string
+			if n := node(authNode, "Identity", "Headers"); n != nil && n.Kind == yaml.SequenceNode {
+				for _, c := range n.Content {
+					v, _ := literal(c)
+					headers = append(headers, v)
+				}
+			}
 			if got := fmt.Sprint(headers); got != "[Authorization]" {
 				t.Errorf("%s.Identity.Headers: got %v, want [Authorization]", where, got)
 			}
 
-			// goformation resolves GetAtt to nothing and Ref to the
-			// parameter's default: read the YAML for both.
-			authNode := tpl.resourceNode(apiID, "Properties", "Auth", "Authorizers", name)
 			fnRes, attr, ok := getAttTarget(node(authNode, "FunctionArn"))
 			if !ok || attr != "Arn" || !slices.Contains(tpl.resourceIDs("AWS::Serverless::Function"), fnRes) {
 				t.Errorf("%s.FunctionArn: got GetAtt %q.%q (ok %v), want !GetAtt <a function of the template>.Arn", where, fnRes, attr, ok)
@@ -610,10 +525,10 @@ func TestDefaultAuthorizer(t *testing.T) {
 			if param == "" {
 				return
 			}
-			if p, ok := tpl.cfn.Parameters[param]; !ok {
+			if p := node(tpl.root, "Parameters", param); p == nil {
 				t.Errorf("Parameters.%s: not declared", param)
-			} else if p.Type != "Number" {
-				t.Errorf("Parameters.%s.Type: got %q, want Number", param, p.Type)
+			} else if typ, _ := literal(node(p, "Type")); typ != "Number" {
+				t.Errorf("Parameters.%s.Type: got %q, want Number", param, typ)
 			}
 		})
 	}

@@ -74,7 +74,7 @@ lint: vet $(REDOCLY_STAMP)
 	$(GO) tool staticcheck ./...
 	@command -v $(CFN_LINT) >/dev/null 2>&1 || { echo "make lint: $(CFN_LINT) not found; install cfn-lint (pip install cfn-lint==1.51.0) or set CFN_LINT" >&2; exit 1; }
 	$(CFN_LINT) --include-checks I --non-zero-exit-code informational -- template.yaml
-	$(REDOCLY) lint --config $(REDOCLY_DIR)/redocly.yaml --format stylish shared/apispec/openapi.yaml
+	$(REDOCLY) lint --config $(REDOCLY_DIR)/redocly.yaml --format stylish infra/apispec/openapi.yaml
 
 test: deps lint
 	$(GO) test -race -count=1 -timeout 10m ./...

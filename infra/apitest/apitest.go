@@ -22,12 +22,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/agentplatform/workspaceapi/infra/apispec"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
-	"github.com/agentplatform/workspaceapi/shared/apispec"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/mail"

@@ -132,9 +132,9 @@ func TestProblemsFindsOutsideReferences(t *testing.T) {
 		{"README.md", "read " + "/" + "work/shared/spec", true},
 		{"README.md", "[spec](../shared/spec/x.md)", true},
 		{"docs/a.md", "[x](../../outside.md)", true},
-		{"docs/a.md", "[openapi](../shared/apispec/openapi.yaml)", false},
+		{"docs/a.md", "[openapi](../infra/apispec/openapi.yaml)", false},
 		{"infra/cmd/wsadmin/main_test.go", `const demo = "../../fixtures/demo.json"`, false},
-		{"shared/apispec/t_test.go", `repoRoot = "../.."`, false},
+		{"infra/apispec/t_test.go", `repoRoot = "../.."`, false},
 		{"README.md", "`GET .../key-metrics` (docs/bounds.md, Ids)", false},
 	} {
 		if got := len(problems(c.rel, []byte(c.text))) > 0; got != c.want {

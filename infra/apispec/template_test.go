@@ -25,7 +25,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentplatform/workspaceapi/shared/apispec"
+	"github.com/agentplatform/workspaceapi/infra/apispec"
 )
 
 const (

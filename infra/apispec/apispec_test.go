@@ -13,7 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/agentplatform/workspaceapi/shared/apispec"
+	"github.com/agentplatform/workspaceapi/infra/apispec"
 )
 
 // The document is loaded, and the validator built, once for the package's

@@ -14,7 +14,7 @@ const (
 	rolesAdmin       = "wk_rolesAdminKey0000000000000000000000001"
 	rolesCreator     = "wk_rolesCreatorKey00000000000000000000001" // u_creator: Creator, admin of team_growth
 	rolesCreatorRead = "wk_rolesCreatorReadKey000000000000000001"
-	rolesCreatorTeam = "wk_rolesCreatorTeamKey000000000000000001" // team-scoped to team_growth
+	rolesCreatorTeam = "wk_rolesCreatorTeamKey000000000000000001"  // team-scoped to team_growth
 	rolesMember      = "wk_rolesMemberKey000000000000000000000001" // u_member: Creator, member of team_growth
 	rolesMemberTeam  = "wk_rolesMemberTeamKey0000000000000000001"  // team-scoped to team_growth
 	rolesGuest       = "wk_rolesGuestKey0000000000000000000000001" // u_guest: collaborator, guest of team_growth

@@ -76,7 +76,7 @@ func problems(rel string, data []byte) []string {
 func TestNoFileRefersOutsideTheRepository(t *testing.T) {
 	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
-		t.Skipf("not in a git work tree (%v): there are no tracked files to check", err)
+		t.Fatalf("the check needs the repository's git work tree: %v", err)
 	}
 	top := strings.TrimSpace(string(root))
 	cmd := exec.Command("git", "ls-files", "-z")
@@ -130,7 +130,7 @@ func TestProblemsFindsOutsideReferences(t *testing.T) {
 		{"README.md", "see decisions" + ".md", true},
 		{"README.md", "the API in workspace-api" + ".md", true},
 		{"README.md", "read " + "/" + "work/shared/spec", true},
-		{"README.md", "[spec](../shared/spec/x.md)", true},
+		{"README.md", "[spec](" + ".." + "/shared/spec/x.md)", true},
 		{"docs/a.md", "[x](../../outside.md)", true},
 		{"docs/a.md", "[openapi](../infra/apispec/openapi.yaml)", false},
 		{"infra/cmd/wsadmin/main_test.go", `const demo = "../../fixtures/demo.json"`, false},

@@ -32,6 +32,8 @@ const (
 	typeUsage      = "usage"
 	typeEvent      = "event"
 	typeChat       = "chat"
+	typeOutbox     = "outbox"
+	typeThreshold  = "threshold"
 )
 
 // Claim kinds of an e-mail claim item.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -260,17 +259,13 @@ func (s *Store) releaseSeatItems(inv workspace.Invitation, now time.Time) ([]typ
 // by now but still hold a seat, from the seat index: one Query that reads only
 // those, however many invitations the workspace has.
 func (s *Store) expiredSeatHolders(ctx context.Context, ws string, now time.Time) ([]workspace.Invitation, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrGSI1PK).Equal(expression.Value(seatsGSI1PK(ws))).
-			And(expression.Key(attrGSI1SK).LessThan(expression.Value(seatsExpiredBy(now))))))
+	in, err := s.keyQuery(IndexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(seatsGSI1PK(ws))).
+		And(expression.Key(attrGSI1SK).LessThan(expression.Value(seatsExpiredBy(now)))))
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(IndexGSI1),
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		Limit: aws.Int32(maxReleases),
-	})
+	in.Limit = aws.Int32(maxReleases)
+	out, err := s.db.Query(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("query expired seat holders: %w", err)
 	}
@@ -294,24 +289,11 @@ func (s *Store) emailClaim(ctx context.Context, ws, email string) (workspace.Ema
 	return c.domain(), nil
 }
 
-// invitationsQuery is the Query of ws's invitations in id order.
-func invitationsQuery(ws string) (*dynamodb.QueryInput, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).
-			And(expression.Key(attrSK).BeginsWith(prefixInvite))))
-	if err != nil {
-		return nil, err
-	}
-	return &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}, nil
-}
-
 // Invitations lists every invitation of ws in id order (invitation ids sort by
 // creation time), one round trip per 1 MB page; after is an invitation id
 // (exclusive) to start from, or "" for the beginning.
 func (s *Store) Invitations(ctx context.Context, ws, after string) ([]workspace.Invitation, error) {
-	in, err := invitationsQuery(ws)
+	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixInvite))
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +307,7 @@ func (s *Store) Invitations(ctx context.Context, ws, after string) ([]workspace.
 // after the invitation id after ("" for the first page); more tells whether
 // others follow the last one.
 func (s *Store) InvitationPage(ctx context.Context, ws, after string, limit int) (invs []workspace.Invitation, more bool, err error) {
-	in, err := invitationsQuery(ws)
+	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixInvite))
 	if err != nil {
 		return nil, false, err
 	}

@@ -212,15 +212,12 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 
 // teamMembers lists team's memberships in user id order: one Query per 1 MB page.
 func (s *Store) teamMembers(ctx context.Context, ws, team string) ([]workspace.TeamMembership, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(teamMembersPrefix(team)))))
+	in, err := s.keyQuery("", prefixed(wsPK(ws), teamMembersPrefix(team)))
 	if err != nil {
 		return nil, err
 	}
-	return queryAll(ctx, s, &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ConsistentRead: aws.Bool(true),
-	}, "team members", teamMemberItem.domain)
+	in.ConsistentRead = aws.Bool(true)
+	return queryAll(ctx, s, in, "team members", teamMemberItem.domain)
 }
 
 // teamAgentIDs lists the ids of team's agents in id order from GSI1,

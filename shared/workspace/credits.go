@@ -343,3 +343,15 @@ type DayUsage struct {
 	Day     string // YYYY-MM-DD
 	Credits float64
 }
+
+// DailySpend returns the credits spent on each UTC day from from to to
+// (inclusive), oldest first, as spent gives them for the day of month d of
+// the month whose key is month (0 on days without usage).
+func DailySpend(from, to time.Time, spent func(month string, d int) float64) []DayUsage {
+	var out []DayUsage
+	day := func(t time.Time) time.Time { return t.UTC().Truncate(Day) }
+	for d, last := day(from), day(to); !d.After(last); d = d.AddDate(0, 0, 1) {
+		out = append(out, DayUsage{Day: DayKey(d), Credits: spent(MonthKey(d), d.Day())})
+	}
+	return out
+}

@@ -119,7 +119,7 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		return workspace.CreditsReport{}, err
 	}
 	st := &standings{now: now, items: found}
-	w, wsFound, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+	w, wsFound, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}

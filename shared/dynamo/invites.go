@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -30,31 +31,21 @@ func (s *Store) InviteSetup(ctx context.Context, ws, inviterID, email string) (I
 	if err != nil {
 		return InviteSetup{}, err
 	}
-	var setup InviteSetup
-	meta, ok := found[[2]string{pk, skMeta}]
-	if !ok {
-		return InviteSetup{}, workspace.ErrWorkspaceNotFound
+	w, ok, err := decodeAt[workspaceItem](found, pk, skMeta)
+	if err != nil || !ok {
+		return InviteSetup{}, cmp.Or(err, workspace.ErrWorkspaceNotFound)
 	}
-	var w workspaceItem
-	if err := unmarshal(meta, &w); err != nil {
+	m, ok, err := decodeAt[memberItem](found, pk, memberSK(inviterID))
+	if err != nil {
 		return InviteSetup{}, err
 	}
-	setup.Workspace = w.domain()
-	if raw, ok := found[[2]string{pk, memberSK(inviterID)}]; ok {
-		var m memberItem
-		if err := unmarshal(raw, &m); err != nil {
-			return InviteSetup{}, err
-		}
+	setup := InviteSetup{Workspace: w.domain()}
+	if ok {
 		setup.Inviter = m.domain()
 	}
-	if raw, ok := found[[2]string{pk, emailSK(email)}]; ok {
-		var c claimItem
-		if err := unmarshal(raw, &c); err != nil {
-			return InviteSetup{}, err
-		}
-		setup.Claim = c.domain()
-	}
-	return setup, nil
+	c, _, err := decodeAt[claimItem](found, pk, emailSK(email))
+	setup.Claim = c.domain()
+	return setup, err
 }
 
 // ExistingTeams returns which of the team ids exist in workspace ws, reading
@@ -325,16 +316,12 @@ func (s *Store) InvitationsByID(ctx context.Context, ws string, ids []string) (m
 	for i, id := range ids {
 		keys[i] = key(wsPK(ws), inviteSK(id))
 	}
-	found, err := s.batchGet(ctx, keys)
+	invs, err := batchDecode[invitationItem](ctx, s, keys)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]workspace.Invitation, len(found))
-	for _, raw := range found {
-		var it invitationItem
-		if err := unmarshal(raw, &it); err != nil {
-			return nil, err
-		}
+	out := make(map[string]workspace.Invitation, len(invs))
+	for _, it := range invs {
 		out[it.ID] = it.domain()
 	}
 	return out, nil

@@ -68,10 +68,9 @@ func (s *Store) teamMemberPageOnce(ctx context.Context, ws, team, after string, 
 	if err != nil {
 		return nil, false, "", err
 	}
-	st := &standings{items: found}
 	members = make([]workspace.Member, 0, len(ships))
 	for _, tm := range ships {
-		it, ok, err := decodeAt[memberItem](st, wsPK(ws), memberSK(tm.UserID))
+		it, ok, err := decodeAt[memberItem](found, wsPK(ws), memberSK(tm.UserID))
 		if err != nil {
 			return nil, false, "", err
 		}

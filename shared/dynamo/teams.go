@@ -95,12 +95,11 @@ func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
 		if err != nil {
 			return err
 		}
-		st := &standings{items: found}
-		w, _, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+		w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
 		if err != nil {
 			return err
 		}
-		t, ok, err := decodeAt[teamItem](st, wsPK(ws), teamSK(teamID))
+		t, ok, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
 		if err != nil {
 			return err
 		}
@@ -180,7 +179,7 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 		return workspace.TeamDetail{}, err
 	}
 	st := &standings{now: now, items: found}
-	w, _, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+	w, _, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}

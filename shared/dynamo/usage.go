@@ -92,16 +92,12 @@ func (s *Store) usageAgents(ctx context.Context, events []workspace.Usage) (map[
 			keys = append(keys, key(wsPK(r.ws), agentSK(r.agent)))
 		}
 	}
-	found, err := s.batchGet(ctx, keys)
+	its, err := batchDecode[agentItem](ctx, s, keys)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[agentRef]workspace.Agent, len(found))
-	for _, raw := range found {
-		var it agentItem
-		if err := unmarshal(raw, &it); err != nil {
-			return nil, err
-		}
+	out := make(map[agentRef]workspace.Agent, len(its))
+	for _, it := range its {
 		out[agentRef{ws: it.WorkspaceID, agent: it.ID}] = it.domain()
 	}
 	return out, nil

@@ -147,15 +147,11 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		if err != nil {
 			return workspace.CreditsReport{}, err
 		}
-		line := workspace.AgentCredits{Agent: a, Credit: sd.Credit, Today: sd.Credit.Position.Today, Month: sd.Credit.Position.Month}
-		if !current {
-			u, err := loadMonthUsage(found[[2]string{agentDataPK(ws, a.ID), usageSK(month)}])
-			if err != nil {
-				return workspace.CreditsReport{}, err
-			}
-			line.Today, line.Month = 0, u.Total
+		u, err := loadMonthUsage(found[[2]string{agentDataPK(ws, a.ID), usageSK(month)}])
+		if err != nil {
+			return workspace.CreditsReport{}, err
 		}
-		rep.Agents = append(rep.Agents, line)
+		rep.Agents = append(rep.Agents, workspace.AgentCreditsLine(a, sd.Credit, current, u.Total))
 	}
 	return rep, nil
 }

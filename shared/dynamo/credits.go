@@ -167,10 +167,7 @@ func (st *standings) standing(a workspace.Agent, teamUsage bool) (standing, erro
 	if err != nil {
 		return out, err
 	}
-	pos := workspace.CreditPosition{
-		DailyLimit: a.DailyCreditLimit, DefaultDailyLimit: w.DefaultDailyCreditLimit, MonthlyLimit: a.MonthlyCreditLimit,
-		Today: out.usage.Counted[st.now.UTC().Day()], Month: out.usage.Total,
-	}
+	pos := workspace.AgentPosition(a, w.DefaultDailyCreditLimit, out.usage.Total, out.usage.Counted, st.now)
 	var team teamStateItem // zero without a team
 	if r.team != "" {
 		t, _, err := decodeAt[teamItem](st.items, wsPK(r.ws), teamSK(r.team))

@@ -97,16 +97,9 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		return workspace.CreditsReport{}, err
 	}
 	current := month == workspace.MonthKey(now)
-	var keys []item
-	keys = append(keys, key(wsPK(ws), skMeta))
-	for i := range usageShards {
-		keys = append(keys, key(workspaceUsagePK(ws), shardSK(month, i)))
-	}
+	keys := append([]item{key(wsPK(ws), skMeta)}, shardKeys(workspaceUsagePK(ws), month)...)
 	for _, t := range teams {
-		keys = append(keys, key(teamDataPK(ws, t.ID), skState))
-		for i := range usageShards {
-			keys = append(keys, key(teamDataPK(ws, t.ID), shardSK(month, i)))
-		}
+		keys = append(append(keys, key(teamDataPK(ws, t.ID), skState)), shardKeys(teamDataPK(ws, t.ID), month)...)
 	}
 	for _, a := range agents {
 		keys = append(keys, key(agentDataPK(ws, a.ID), skState), key(agentDataPK(ws, a.ID), usageSK(month)))

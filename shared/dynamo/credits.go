@@ -113,6 +113,16 @@ func (st *standings) teamUsed(ws, team string) (float64, error) {
 	return st.shardSum(teamDataPK(ws, team), workspace.MonthKey(st.now))
 }
 
+// shardKeys are the keys of the usage shards of a team or workspace
+// partition pk for month.
+func shardKeys(pk, month string) []item {
+	keys := make([]item, usageShards)
+	for i := range keys {
+		keys[i] = key(pk, shardSK(month, i))
+	}
+	return keys
+}
+
 // shardSum sums the usage shards of a team or workspace partition pk for
 // month, as read.
 func (st *standings) shardSum(pk, month string) (float64, error) {
@@ -132,10 +142,7 @@ func (st *standings) shardSum(pk, month string) (float64, error) {
 // BatchGetItem.
 func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.Time, more ...item) (*standings, error) {
 	keys := append([]item{key(wsPK(ws), teamSK(team)), key(teamDataPK(ws, team), skState)}, more...)
-	for i := range usageShards {
-		keys = append(keys, key(teamDataPK(ws, team), shardSK(workspace.MonthKey(now), i)))
-	}
-	found, err := s.batchGet(ctx, keys)
+	found, err := s.batchGet(ctx, append(keys, shardKeys(teamDataPK(ws, team), workspace.MonthKey(now))...))
 	if err != nil {
 		return nil, err
 	}

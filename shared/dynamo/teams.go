@@ -169,16 +169,10 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamDetail{}, workspace.ErrTeamNotFound
 	}
-	keys := []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID)), key(teamDataPK(ws, teamID), skState)}
-	month := workspace.MonthKey(now)
-	for i := range usageShards {
-		keys = append(keys, key(teamDataPK(ws, teamID), shardSK(month, i)))
-	}
-	found, err := s.batchGet(ctx, keys)
+	st, err := s.readTeamStanding(ctx, ws, teamID, now, key(wsPK(ws), skMeta))
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
-	st := &standings{now: now, items: found}
 	w, _, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 	if err != nil {
 		return workspace.TeamDetail{}, err

@@ -107,11 +107,8 @@ func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, 
 			if err != nil {
 				return err
 			}
-			if claim.MemberID != "" {
-				return workspace.ErrAlreadyMember
-			}
-			if claim.PendingInvite(now) || round >= 3 {
-				return workspace.ErrAlreadyInvited
+			if err := claim.Taken(now); err != nil || round >= 3 {
+				return cmp.Or(err, workspace.ErrAlreadyInvited)
 			}
 			prior = claim
 		case slices.Contains(failed, idx.prior):
@@ -168,7 +165,6 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 	}
 	items = append(items, s.put(invItem, absent))
 
-	seatDelta := 1
 	claimCond := absent
 	if prior.InviteID != "" {
 		// Replace the expired invitation: its claim must still be what was read.
@@ -182,7 +178,6 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 			// one the time to live removed has its seat freed by the
 			// retention function, though its claim may outlive it a while.
 			c = c.And(expression.Name(attrHoldsSeat).Equal(expression.Value(true)))
-			seatDelta = 0 // the expired invitation's seat passes to the new one
 			if del, err = s.deleteIf(key(pk, inviteSK(prior.InviteID)),
 				expression.Name(attrHoldsSeat).Equal(expression.Value(true))); err != nil {
 				return nil, idx, err
@@ -198,7 +193,7 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 	idx.claim = len(items)
 	items = append(items, s.put(claim, claimCond))
 
-	seatDelta -= len(released)
+	seatDelta := workspace.SeatChange(prior.InviteID != "" && prior.InviteHoldsSeat, len(released))
 	for _, r := range released {
 		release, err := s.releaseSeatItems(r, now)
 		if err != nil {

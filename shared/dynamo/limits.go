@@ -203,7 +203,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
 		}
-		w, wsFound, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+		w, wsFound, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
 		}

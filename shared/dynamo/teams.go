@@ -95,12 +95,11 @@ func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
 		if err != nil {
 			return err
 		}
-		st := &standings{items: found}
-		w, _, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+		w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
 		if err != nil {
 			return err
 		}
-		t, ok, err := decodeAt[teamItem](st, wsPK(ws), teamSK(teamID))
+		t, ok, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
 		if err != nil {
 			return err
 		}
@@ -170,17 +169,11 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamDetail{}, workspace.ErrTeamNotFound
 	}
-	keys := []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID)), key(teamDataPK(ws, teamID), skState)}
-	month := workspace.MonthKey(now)
-	for i := range usageShards {
-		keys = append(keys, key(teamDataPK(ws, teamID), shardSK(month, i)))
-	}
-	found, err := s.batchGet(ctx, keys)
+	st, err := s.readTeamStanding(ctx, ws, teamID, now, key(wsPK(ws), skMeta))
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
-	st := &standings{now: now, items: found}
-	w, _, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+	w, _, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
@@ -212,15 +205,12 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 
 // teamMembers lists team's memberships in user id order: one Query per 1 MB page.
 func (s *Store) teamMembers(ctx context.Context, ws, team string) ([]workspace.TeamMembership, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(teamMembersPrefix(team)))))
+	in, err := s.keyQuery("", prefixed(wsPK(ws), teamMembersPrefix(team)))
 	if err != nil {
 		return nil, err
 	}
-	return queryAll(ctx, s, &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ConsistentRead: aws.Bool(true),
-	}, "team members", teamMemberItem.domain)
+	in.ConsistentRead = aws.Bool(true)
+	return queryAll(ctx, s, in, "team members", teamMemberItem.domain)
 }
 
 // teamAgentIDs lists the ids of team's agents in id order from GSI1,

@@ -147,6 +147,9 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_kb_search"], "dailyCreditLimit": null, "monthlyCreditLimit": 1}`, 200)
 	do("POST", "/workspaceapi/agents/daily-usage/reset", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"]}`, 200)
 	do("POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_support_triage"], "dailyCreditLimit": 1}`, 200)
+	// Disable and enable: the flag, the re-evaluation and their events.
+	do("POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"], "status": "disabled"}`, 200)
+	do("POST", "/workspaceapi/agents/status", teamKey, `{"ids": ["agt_support_triage"], "status": "enabled"}`, 200)
 	do("PUT", "/workspaceapi/teams/team_platform/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": null}`, 200)

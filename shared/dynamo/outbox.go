@@ -113,6 +113,90 @@ func (s *Store) thresholdPuts(ws string, target workspace.EventTarget, c workspa
 	return []types.TransactWriteItem{marker, put}, nil
 }
 
+func agentTarget(id string) workspace.EventTarget {
+	return workspace.EventTarget{Type: workspace.TargetAgent, ID: id}
+}
+
+func teamTarget(id string) workspace.EventTarget {
+	return workspace.EventTarget{Type: workspace.TargetTeam, ID: id}
+}
+
+// thresholdKeys are the keys (PK, SK) of target's threshold markers of
+// now's periods: an agent's daily ones of today and monthly ones of this
+// month, a team's of this month.
+func thresholdKeys(ws string, target workspace.EventTarget, now time.Time) [][2]string {
+	periods := [][2]string{{workspace.LimitDaily, workspace.DayKey(now)}, {workspace.LimitMonthly, workspace.MonthKey(now)}}
+	if target.Type == workspace.TargetTeam {
+		periods = [][2]string{{workspace.LimitTeam, workspace.MonthKey(now)}}
+	}
+	var out [][2]string
+	for _, p := range periods {
+		for _, pct := range workspace.Thresholds {
+			out = append(out, [2]string{thresholdPK(ws, target), thresholdSK(p[0], p[1], pct)})
+		}
+	}
+	return out
+}
+
+// unmarked keeps the crossings of target whose marker a read (which
+// included thresholdKeys) did not find: the ones whose events are new.
+func unmarked(items map[[2]string]item, ws string, target workspace.EventTarget, cs []workspace.Crossing) []workspace.Crossing {
+	var out []workspace.Crossing
+	for _, c := range cs {
+		if _, marked := items[[2]string{thresholdPK(ws, target), thresholdSK(c.Limit, c.Period, c.Percent)}]; !marked {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// crossingPuts are a transaction's Puts of new crossings cs of target: a
+// marker and an event each (thresholdPuts).
+func (s *Store) crossingPuts(ws string, target workspace.EventTarget, cs []workspace.Crossing, now time.Time) ([]types.TransactWriteItem, error) {
+	var out []types.TransactWriteItem
+	for _, c := range cs {
+		puts, err := s.thresholdPuts(ws, target, c, now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, puts...)
+	}
+	return out, nil
+}
+
+// agentEventPuts are a transaction's Put of the event of agent (ws, agent)
+// changing from before to after (workspace.AgentEvent), written as version
+// of its state item; none when the change publishes nothing. The new
+// version names the event, so the same change always has the same id.
+func (s *Store) agentEventPuts(ws, agent string, before, after workspace.AgentCredit, version int64, now time.Time) ([]types.TransactWriteItem, error) {
+	ev, ok := workspace.AgentEvent(ws, agent, before, after, now)
+	if !ok {
+		return nil, nil
+	}
+	ev.ID = eventID(ws, workspace.TargetAgent, agent, "state", fmt.Sprint(version))
+	put, err := s.outboxPut(ev, now)
+	if err != nil {
+		return nil, err
+	}
+	return []types.TransactWriteItem{put}, nil
+}
+
+// teamEventPuts are a transaction's Put of the event of team (ws, team)
+// pausing or resuming (workspace.TeamStateEvent) as version of its state
+// item; none when its pause does not change.
+func (s *Store) teamEventPuts(ws, team string, t workspace.TeamStanding, paused bool, version int64, now time.Time) ([]types.TransactWriteItem, error) {
+	ev, ok := workspace.TeamStateEvent(ws, team, t, t.Paused, paused, now)
+	if !ok {
+		return nil, nil
+	}
+	ev.ID = eventID(ws, workspace.TargetTeam, team, "state", fmt.Sprint(version))
+	put, err := s.outboxPut(ev, now)
+	if err != nil {
+		return nil, err
+	}
+	return []types.TransactWriteItem{put}, nil
+}
+
 // thresholdPK is the partition of target's credit items.
 func thresholdPK(ws string, target workspace.EventTarget) string {
 	if target.Type == workspace.TargetTeam {

@@ -18,7 +18,7 @@ import (
 
 // streamEvents reads the limit events the store's table stream carries, as
 // the events function's event source hands them over, until want of them
-// arrived (or 20 s passed).
+// arrived (or 20 s passed); with want < 0, until none came for a second.
 func streamEvents(t *testing.T, table string, want int) []workspace.LimitEvent {
 	t.Helper()
 	streams, err := localstream.NewClient(t.Context(), dynamolocal.Endpoint(t))
@@ -29,6 +29,14 @@ func streamEvents(t *testing.T, table string, want int) []workspace.LimitEvent {
 	var got []workspace.LimitEvent
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Without a count, reading ends once the stream has been quiet a while
+	// (the first read may take a few seconds).
+	quiet := time.AfterFunc(5*time.Second, func() {
+		if want < 0 {
+			cancel()
+		}
+	})
+	defer quiet.Stop()
 	localstream.Run(ctx, streams, localstream.Source{Table: table, Interval: 20 * time.Millisecond}, func(_ context.Context, raw []byte) ([]byte, error) {
 		var ev events.DynamoDBEvent
 		if err := json.Unmarshal(raw, &ev); err != nil {
@@ -45,8 +53,11 @@ func streamEvents(t *testing.T, table string, want int) []workspace.LimitEvent {
 				got = append(got, le)
 			}
 		}
-		if len(got) >= want {
+		if want >= 0 && len(got) >= want {
 			cancel()
+		}
+		if want < 0 {
+			quiet.Reset(time.Second)
 		}
 		return []byte(`{"batchItemFailures": []}`), nil
 	})

@@ -23,29 +23,17 @@ func ParseAgentStatus(status string) (disable bool, err error) {
 	return false, Invalid("status must be %q or %q", AgentDisabled, AgentEnabled)
 }
 
-// StatusChange is a decided disable or enable of one agent: the id's
-// outcome and, when Write, the agent's disabled flag after it (Disabled)
-// and its own state after it (To, a new version): enabling re-evaluates its
-// limits on the figures read, as a limit change does.
-type StatusChange struct {
-	Outcome  CreditOutcome
-	Write    bool
-	Disabled bool
-	To       AgentState
-	Premises Premises
-}
-
 // DecideStatus is the rule of a disable or enable: disabling an enabled
 // agent or enabling a disabled one writes its flag; the other way round
 // changes nothing (unchanged). Disabling keeps the agent's own state as it
 // is (usage goes on moving it underneath); enabling takes it from its
 // limits and the usage read, which it rests on, like a limit change.
 // Impact is the change of the running state every reader shows.
-func DecideStatus(a Agent, sd AgentStanding, disable bool) StatusChange {
+func DecideStatus(a Agent, sd AgentStanding, disable bool) AgentChange {
 	out := CreditOutcome{ID: a.ID, Name: a.Name, Limits: sd.Credit.Limits()}
 	if sd.Credit.Disabled == disable {
 		out.Unchanged = true
-		return StatusChange{Outcome: out, Disabled: disable, To: sd.Credit.Own}
+		return AgentChange{Outcome: out, SetStatus: true, Disabled: disable, To: sd.Credit.Own}
 	}
 	after := sd.Credit
 	after.Disabled = disable
@@ -55,5 +43,5 @@ func DecideStatus(a Agent, sd AgentStanding, disable bool) StatusChange {
 		premises = Premises{AgentLimits: true, Usage: true}
 	}
 	out.Impact = Impact(sd.Credit.State(), after.State())
-	return StatusChange{Outcome: out, Write: true, Disabled: disable, To: after.Own, Premises: premises}
+	return AgentChange{Outcome: out, Write: true, SetStatus: true, Disabled: disable, To: after.Own, Premises: premises}
 }

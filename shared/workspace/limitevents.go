@@ -168,36 +168,43 @@ func (p CreditPosition) Figures(reason string) (credits float64, limit *float64)
 	return p.Month, nil // running: the month's usage, against no limit
 }
 
-// AgentStateEvent is the event of an agent's running state changing from
-// before to after, as every reader shows it (disabled first, then its team's
-// pause, then its own state); ok is false when the change is none an agent
-// event is published for: no change, or one its team's pause or resume
-// stands for (Team Paused and Team Resumed are published once per team, not
-// per agent). Credits and Limit are the figures of the reason that holds the
-// agent after the change, or, for a resume, of the one that was lifted.
-func AgentStateEvent(ws, agentID string, p CreditPosition, before, after AgentState, at time.Time) (LimitEvent, bool) {
-	ev := LimitEvent{WorkspaceID: ws, Target: EventTarget{Type: TargetAgent, ID: agentID}, Status: after.Status, At: at}
+// shownOwn is the state agent events follow: disabled while the agent is,
+// else its own state. A team's pause is left out: Team Paused and Team
+// Resumed are published once per team, never per agent.
+func shownOwn(c AgentCredit) AgentState {
+	if c.Disabled {
+		return Disabled
+	}
+	return c.Own
+}
+
+// AgentEvent is the event of an agent's credit changing from before to
+// after; ok is false when the change is none an agent event is published
+// for (disabled before and after, or the same own state). Status is the
+// running status every reader shows after the change (an enabled agent may
+// come back paused by its team). Credits and Limit are the figures of the
+// limit that holds the agent after the change or, when none does, of the
+// one that held it before.
+func AgentEvent(ws, agentID string, before, after AgentCredit, at time.Time) (LimitEvent, bool) {
+	from, to := shownOwn(before), shownOwn(after)
+	ev := LimitEvent{WorkspaceID: ws, Target: EventTarget{Type: TargetAgent, ID: agentID}, Status: after.State().Status, At: at}
 	switch {
-	case before == after:
+	case from == to:
 		return LimitEvent{}, false
-	case after.Status == StatusDisabled:
+	case to == Disabled:
 		ev.DetailType, ev.Reason = EventAgentDisabled, ReasonDisabled
-	case before.Status == StatusDisabled:
+	case from == Disabled:
 		ev.DetailType, ev.Reason = EventAgentEnabled, ReasonDisabled
-	case after.Reason == ReasonTeamLimit || (before.Reason == ReasonTeamLimit && after.IsRunning()):
-		return LimitEvent{}, false
-	case after.IsRunning():
-		ev.DetailType, ev.Reason = EventAgentResumed, before.Reason
+	case to.IsRunning():
+		ev.DetailType, ev.Reason = EventAgentResumed, from.Reason
 	default:
-		ev.DetailType, ev.Reason = EventAgentStopped, after.Reason
+		ev.DetailType, ev.Reason = EventAgentStopped, to.Reason
 	}
-	// The figures of the limit that holds the agent after the change, or,
-	// when nothing does, of the one that held it before.
-	figure := after.Reason
+	figure := to.Reason
 	if figure == "" || figure == ReasonDisabled {
-		figure = before.Reason
+		figure = from.Reason
 	}
-	ev.Credits, ev.Limit = p.Figures(figure)
+	ev.Credits, ev.Limit = after.Position.Figures(figure)
 	return ev, true
 }
 

@@ -97,7 +97,7 @@ func TestDecideStatus(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.sd.Credit.Disabled, tc.sd.Credit.TeamPaused = tc.disabled, tc.teamPaused
 			got := workspace.DecideStatus(agent, tc.sd, tc.disable)
-			if got.Write != tc.wantWrite || got.To != tc.wantTo || got.Disabled != tc.disable || got.Premises != tc.wantPremises {
+			if got.Write != tc.wantWrite || got.To != tc.wantTo || got.Disabled != tc.disable || !got.SetStatus || got.Premises != tc.wantPremises {
 				t.Errorf("got write %v to %+v disabled %v premises %+v, want write %v to %+v disabled %v premises %+v",
 					got.Write, got.To, got.Disabled, got.Premises, tc.wantWrite, tc.wantTo, tc.disable, tc.wantPremises)
 			}
@@ -173,41 +173,48 @@ func TestAgentCrossingsNameTheLimitShareAndPeriod(t *testing.T) {
 	}
 }
 
-func TestAgentStateEventNamesTheChange(t *testing.T) {
+func TestAgentEventNamesTheChange(t *testing.T) {
 	p := workspace.CreditPosition{DailyLimit: limit(10), MonthlyLimit: limit(100), Today: 12, Month: 40, TeamLimit: limit(500), TeamMonth: 500}
+	credit := func(own workspace.AgentState, disabled, teamPaused bool) workspace.AgentCredit {
+		return workspace.AgentCredit{Position: p, Own: own, Disabled: disabled, TeamPaused: teamPaused}
+	}
+	running, daily, monthly := workspace.Running, stoppedDaily, stoppedMonthly
 	tests := []struct {
 		name          string
-		before, after workspace.AgentState
+		before, after workspace.AgentCredit
 		wantOK        bool
 		wantType      string
 		wantReason    string
+		wantStatus    string
 		wantCredits   float64
 		wantLimit     *float64
 	}{
-		{"no change", stoppedDaily, stoppedDaily, false, "", "", 0, nil},
-		{"stopped by the daily limit", workspace.Running, stoppedDaily, true, workspace.EventAgentStopped, workspace.ReasonDailyLimit, 12, limit(10)},
-		{"a daily stop escalates to the monthly limit", stoppedDaily, stoppedMonthly, true, workspace.EventAgentStopped, workspace.ReasonMonthlyLimit, 40, limit(100)},
-		{"resumed from a daily stop", stoppedDaily, workspace.Running, true, workspace.EventAgentResumed, workspace.ReasonDailyLimit, 12, limit(10)},
-		{"disabled while running", workspace.Running, workspace.Disabled, true, workspace.EventAgentDisabled, workspace.ReasonDisabled, 40, nil},
-		{"disabled while stopped", stoppedMonthly, workspace.Disabled, true, workspace.EventAgentDisabled, workspace.ReasonDisabled, 40, limit(100)},
-		{"enabled, back running", workspace.Disabled, workspace.Running, true, workspace.EventAgentEnabled, workspace.ReasonDisabled, 40, nil},
-		{"enabled, back stopped", workspace.Disabled, stoppedDaily, true, workspace.EventAgentEnabled, workspace.ReasonDisabled, 12, limit(10)},
-		{"its team's pause is the team's event", workspace.Running, pausedTeam, false, "", "", 0, nil},
-		{"its team's resume is the team's event", pausedTeam, workspace.Running, false, "", "", 0, nil},
+		{"no change", credit(daily, false, false), credit(daily, false, false), false, "", "", "", 0, nil},
+		{"stopped by the daily limit", credit(running, false, false), credit(daily, false, false), true, workspace.EventAgentStopped, workspace.ReasonDailyLimit, "stopped", 12, limit(10)},
+		{"a daily stop escalates to the monthly limit", credit(daily, false, false), credit(monthly, false, false), true, workspace.EventAgentStopped, workspace.ReasonMonthlyLimit, "stopped", 40, limit(100)},
+		{"resumed from a daily stop", credit(daily, false, false), credit(running, false, false), true, workspace.EventAgentResumed, workspace.ReasonDailyLimit, "running", 12, limit(10)},
+		{"stopped under its team's pause: shown paused, still its own stop", credit(running, false, true), credit(daily, false, true), true, workspace.EventAgentStopped, workspace.ReasonDailyLimit, "paused", 12, limit(10)},
+		{"disabled while running", credit(running, false, false), credit(running, true, false), true, workspace.EventAgentDisabled, workspace.ReasonDisabled, "disabled", 40, nil},
+		{"disabled while stopped", credit(monthly, false, false), credit(monthly, true, false), true, workspace.EventAgentDisabled, workspace.ReasonDisabled, "disabled", 40, limit(100)},
+		{"enabled, back running", credit(running, true, false), credit(running, false, false), true, workspace.EventAgentEnabled, workspace.ReasonDisabled, "running", 40, nil},
+		{"enabled, back stopped", credit(running, true, false), credit(daily, false, false), true, workspace.EventAgentEnabled, workspace.ReasonDisabled, "stopped", 12, limit(10)},
+		{"enabled into its team's pause", credit(running, true, true), credit(running, false, true), true, workspace.EventAgentEnabled, workspace.ReasonDisabled, "paused", 40, nil},
+		{"usage stops a disabled agent underneath: no event", credit(running, true, false), credit(daily, true, false), false, "", "", "", 0, nil},
+		{"the scheduler lifts a disabled agent's stop underneath: no event", credit(daily, true, false), credit(running, true, false), false, "", "", "", 0, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev, ok := workspace.AgentStateEvent("ws", "a1", p, tc.before, tc.after, noon)
+			ev, ok := workspace.AgentEvent("ws", "a1", tc.before, tc.after, noon)
 			if ok != tc.wantOK {
 				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
 			}
 			if !ok {
 				return
 			}
-			if ev.DetailType != tc.wantType || ev.Reason != tc.wantReason || ev.Status != tc.after.Status ||
+			if ev.DetailType != tc.wantType || ev.Reason != tc.wantReason || ev.Status != tc.wantStatus ||
 				ev.Credits != tc.wantCredits || !sameLimit(ev.Limit, tc.wantLimit) {
 				t.Errorf("got %s reason %s status %s credits %g limit %v, want %s %s %s %g %v", ev.DetailType, ev.Reason, ev.Status,
-					ev.Credits, ev.Limit, tc.wantType, tc.wantReason, tc.after.Status, tc.wantCredits, tc.wantLimit)
+					ev.Credits, ev.Limit, tc.wantType, tc.wantReason, tc.wantStatus, tc.wantCredits, tc.wantLimit)
 			}
 			if ev.Target != (workspace.EventTarget{Type: workspace.TargetAgent, ID: "a1"}) || ev.WorkspaceID != "ws" || !ev.At.Equal(noon) {
 				t.Errorf("got target %+v workspace %s at %s", ev.Target, ev.WorkspaceID, ev.At)

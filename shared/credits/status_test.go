@@ -157,4 +157,3 @@ func TestAgentStatusWholeRequestErrors(t *testing.T) {
 		})
 	}
 }
-

@@ -101,7 +101,7 @@ func configFor(endpoint string) (aws.Config, error) {
 	if cfg, ok := configs.Load(endpoint); ok {
 		return cfg.(aws.Config), nil
 	}
-	cfg, err := dynamo.LoadAWSConfig(context.Background(), endpoint)
+	cfg, err := tableops.LoadAWSConfig(context.Background(), endpoint)
 	if err != nil {
 		return aws.Config{}, err
 	}

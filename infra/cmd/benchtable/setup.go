@@ -210,7 +210,7 @@ func (b *bench) newClient(ctx context.Context, more ...func(*dynamodb.Options)) 
 		o.Region = region
 		o.Credentials = credentials.NewStaticCredentialsProvider(accessKeyID, secretAccessKey, "")
 	}}, more...)
-	return dynamo.NewClient(ctx, b.endpoint, opts...)
+	return tableops.NewClient(ctx, b.endpoint, opts...)
 }
 
 // startDynamo starts DynamoDB Local, unless one is named.

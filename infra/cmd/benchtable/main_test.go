@@ -21,7 +21,7 @@ func TestASmallTableRunsEndToEnd(t *testing.T) {
 		t.Skip("builds bootstraps and runs them")
 	}
 	s, err := parseFlags([]string{
-		"-only", "cold:AuthorizerFunction,warm:GET /workspaceapi/members,trips:GET /workspaceapi/members,mem:MembersFunction",
+		"-only", "cold:AuthorizerFunction,init:AuthorizerFunction,warm:GET /workspaceapi/members,handler:GET /workspaceapi/members,trips:GET /workspaceapi/members,mem:MembersFunction",
 		"-runs", "1", "-requests", "3", "-warmup", "1", "-agents", "100", "-invites", "1", "-members", "5", "-stopped", "0", "-chat-mb", "1",
 		"-dynamodb-endpoint", dynamolocal.Endpoint(t),
 	})
@@ -39,11 +39,13 @@ func TestASmallTableRunsEndToEnd(t *testing.T) {
 		"| measure | function / endpoint | measured | compared with | target | met | reproduce with |",
 		"| cold start (process start → first response, lambdaemu) | AuthorizerFunction |",
 		"same-calls", "hello-world",
+		"| init (process start → first request for an event, lambdaemu) | AuthorizerFunction |", "≤ 1.5x hello-world init",
 		"| warm latency through the local gateway (make run) | GET /workspaceapi/members |",
+		"| warm latency of the handler alone (its Invoke of the gateway's event, in-process) | GET /workspaceapi/members |", "p50 ≤ 1.15x raw",
 		"| DynamoDB round trips | GET /workspaceapi/members | 1 (Query; GET /workspaceapi/members) | budget 1: one Query (shared/members tests) | ≤ budget | yes |",
 		"| peak memory (VmHWM) under the heaviest request | MembersFunction |",
 		"`make bench ONLY='cold:AuthorizerFunction' BENCH_FLAGS='-agents=100 -chat-mb=1 -invites=1 -members=5 -requests=3 -runs=1 -stopped=0 -warmup=1'`",
-		"4 rows in",
+		"6 rows in",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table lacks %q", want)

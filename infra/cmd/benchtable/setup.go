@@ -256,15 +256,19 @@ func (b *bench) loadDemo(ctx context.Context) error {
 	}
 	now := time.Now().UTC()
 	tables := []string{b.table, b.tableA, b.tableB}
+	// Every table is created before any is loaded: DynamoDB Local answers
+	// more slowly once it has served load, and the twins must start equal.
+	for _, table := range tables {
+		if err := tableops.CreateTable(ctx, client, table); err != nil {
+			return err
+		}
+	}
 	errs := make([]error, len(tables))
 	var wg sync.WaitGroup
 	for i, table := range tables {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[i] = tableops.CreateTable(ctx, client, table); errs[i] != nil {
-				return
-			}
 			store := dynamo.New(client, table)
 			events := stack.EventApplier(stack.Deps{Store: store, Clock: fixedClock(now)})
 			if _, err := fixture.Load(ctx, store, f, now, fixture.Options{Events: events}); err != nil {

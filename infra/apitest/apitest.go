@@ -84,8 +84,9 @@ type Options struct {
 	// Conflicts, when set, cancels a share of the functions' transactions
 	// with TransactionConflict, as real DynamoDB does under contention.
 	Conflicts *dynamolocal.ConflictInjector
-	// OwnDynamoDB runs the Env on a DynamoDB Local of its own (benchmarks
-	// with large tables), not the one the test binary shares.
+	// OwnDynamoDB runs the Env on a DynamoDB Local of its own (tests with
+	// large tables), not the one the test binary shares. Every benchmark
+	// has one whatever this says (dynamolocal.Endpoint).
 	OwnDynamoDB bool
 	// FunctionOptions, when set, adds client options to one function's
 	// DynamoDB client (by logical id): each function then has a client of
@@ -171,8 +172,9 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	ctx := context.Background()
 	funcTrips, authTrips := &tableops.RoundTrips{}, &tableops.RoundTrips{}
+	// A benchmark always has an instance of its own (dynamolocal.Endpoint).
 	endpoint := dynamolocal.Endpoint(t)
-	if o.OwnDynamoDB {
+	if _, bench := t.(*testing.B); o.OwnDynamoDB && !bench {
 		endpoint = dynamolocal.Own(t)
 	}
 	loader := dynamolocal.NewClientAt(t, endpoint, nil)

@@ -118,7 +118,7 @@ func run(ctx context.Context, out io.Writer) error {
 		endpoint = inst.Endpoint
 		logger.Info("DynamoDB Local started (in memory)", "endpoint", endpoint)
 	}
-	client, err := dynamo.NewClient(ctx, endpoint)
+	client, err := tableops.NewClient(ctx, endpoint)
 	if err != nil {
 		return err
 	}

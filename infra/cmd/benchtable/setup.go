@@ -300,7 +300,7 @@ func (b *bench) startStack(ctx context.Context) error {
 	b.binDeps = b.deps
 	b.binDeps.Store, b.binDeps.AuthorizerStore = dynamo.New(b.fnClient, b.table), dynamo.New(b.authClient, b.table)
 	quiet := slog.New(slog.DiscardHandler)
-	run, err := localgw.New(b.tmpl, stack.Functions(b.deps), localgw.Options{Logger: quiet})
+	run, err := localgw.New(b.tmpl, stack.Functions(b.deps), stack.GatewayOptions(localgw.Options{Logger: quiet}))
 	if err != nil {
 		return err
 	}

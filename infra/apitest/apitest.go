@@ -218,9 +218,9 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	fns := stack.Functions(deps)
 	ttl := o.AuthorizerTTL
-	gw, err := localgw.New(tmpl, fns, localgw.Options{
+	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{
 		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler),
-	})
+	}))
 	if err != nil {
 		t.Fatalf("gateway: %v", err)
 	}

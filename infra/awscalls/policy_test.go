@@ -142,6 +142,16 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", creatorKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("PATCH", "/workspaceapi/teams/team_support", creatorKey, `{"name": "Mine"}`, 403)
 
+	// API keys: create (workspace-wide and team-scoped), use (the
+	// authorizer records its first use), list, disable, enable, revoke.
+	var key struct{ ID, Key string }
+	do("POST", "/workspaceapi/keys", adminKey, `{"name": "Session", "scopes": ["read"]}`, 201).JSON(t, &key)
+	do("POST", "/workspaceapi/keys", adminKey, `{"name": "Session team", "scopes": ["read"], "teamId": "team_support"}`, 201)
+	do("GET", "/workspaceapi/keys", key.Key, "", 200)
+	do("PATCH", "/workspaceapi/keys/"+key.ID, adminKey, `{"disabled": true}`, 200)
+	do("PATCH", "/workspaceapi/keys/"+key.ID, adminKey, `{"name": "Session 2", "disabled": false}`, 200)
+	do("DELETE", "/workspaceapi/keys/"+key.ID, adminKey, "", 204)
+
 	// Members, whole, paged and team-scoped.
 	do("GET", "/workspaceapi/members", adminKey, "", 200)
 	do("GET", "/workspaceapi/members?limit=3", adminKey, "", 200)

@@ -6,7 +6,8 @@
 // Everything a workspace owns lives in the partition WS#<workspaceId>, so every
 // key, query and write names the caller's workspace and no request can reach
 // another tenant's items. API keys are the one exception: the authorizer finds a
-// key by its hash before it knows the workspace.
+// key by its hash before it knows the workspace; the key's reference in the
+// workspace partition is how the keys endpoints find and list it.
 //
 //	item                PK                  SK                              GSI1PK                     GSI1SK
 //	workspace           WS#<ws>             META
@@ -17,7 +18,9 @@
 //	team name claim     WS#<ws>             TEAMNAME#<lower-cased trimmed name>   (teamId: the team holding the name)
 //	team membership     WS#<ws>             TEAMMEMBER#<teamId>#<userId>    WS#<ws>#USER#<userId>      TEAM#<teamId>
 //	agent               WS#<ws>             AGENT#<agentId>                 WS#<ws>#TEAM#<teamId>      AGENT#<agentId>   (GSI1 only when the agent has a team)
-//	API key             KEY#<sha256 hex>    KEY                             WS#<ws>#KEYS               KEY#<keyId>
+//	API key             KEY#<sha256 hex>    KEY                             (the key: scopes, owner, disabled, lastUsedAt, ...)
+//	API key reference   WS#<ws>             APIKEY#<keyId>                  (keyHash, expiresAt: how the keys endpoints reach the key)
+//	API key count       WS#<ws>             KEYCOUNT                        (count: the references of the workspace)
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //
 // The credit engine keeps each agent's and team's counters and running state
@@ -64,23 +67,28 @@
 // on stale figures fails and is taken again on fresh ones.
 //
 // Invariants kept by conditional writes and transactions:
+//
 //   - A team name claim exists for every team; creating a team puts it with
 //     attribute_not_exists in the team's transaction, and a rename deletes the
 //     old claim (conditioned on naming the team) and puts the new one in one
 //     transaction conditioned on the team's current name, so two teams never
 //     share a name, case-insensitively, under any concurrency.
+//
 //   - A member item's teams map (team id -> role) mirrors the team membership
 //     items of that user: PUT and DELETE of a membership change both in one
 //     transaction (with ConditionChecks that the team exists and team
 //     settings are on), so the members list reads one item per member.
+//
 //   - Tags (members, agents, teams) and an agent's showTokenOptimisationInfo
 //     are written by one UpdateItem per changed entity, conditioned on the
 //     value read (attribute_exists and tags = the tags read), so a write based
 //     on a stale read fails and that entity alone is read again.
+//
 //   - An e-mail claim exists for every member and every invitation; creating
 //     either puts the claim with attribute_not_exists, so one address is one
 //     member or one invitation per workspace, case-insensitively, under any
 //     concurrency.
+//
 //   - workspace.seatsUsed counts members plus invitations whose holdsSeat is
 //     true. It changes only with atomic ADD in the same transaction as the
 //     items that take or free seats, conditioned on seatsUsed < seats when a
@@ -92,6 +100,23 @@
 //     holds only seat holders, so the expired ones are found in O(released)
 //     reads however many invitations the workspace has; being eventually
 //     consistent, it only proposes: the transaction's conditions decide.
+//
+//   - An API key item and its reference are created and removed together, in
+//     one transaction with an atomic ADD to the workspace's key count, so the
+//     count is the number of references. Creating one is conditioned on
+//     count < workspace.MaxLiveKeys. A revoked key's items are deleted; an
+//     expired key's items stay (listed, refused by the authorizer) until a
+//     create finds the count full, which first deletes the workspace's
+//     expired keys (each delete conditioned on the item still being there)
+//     and subtracts exactly what it deleted. The count therefore bounds what
+//     the key list reads, and holds at most MaxLiveKeys keys that are neither
+//     revoked nor expired under any concurrency. Keys stored before the
+//     references existed have none: the authorizer still reads them, the
+//     keys endpoints neither list nor count them.
+//
+//   - lastUsedAt on an API key item is written by the authorizer only with
+//     the condition that it is absent or older than an hour, so a key costs
+//     at most one write per hour however often it is used.
 //
 // The attribute ttl (epoch seconds) is the table's TTL attribute. An
 // invitation and its e-mail claim carry its expiry plus the retention period;
@@ -131,6 +156,8 @@ const (
 	prefixTeamMembr = "TEAMMEMBER#"
 	prefixAgent     = "AGENT#"
 	prefixTeamName  = "TEAMNAME#"
+	prefixKeyRef    = "APIKEY#"
+	skKeyCount      = "KEYCOUNT"
 )
 
 func wsPK(ws string) string                 { return "WS#" + ws }
@@ -145,8 +172,7 @@ func teamMembersPrefix(team string) string  { return prefixTeamMembr + team + "#
 func keyPK(hash string) string              { return "KEY#" + hash }
 func userGSI1PK(ws, user string) string     { return wsPK(ws) + "#USER#" + user }
 func teamGSI1PK(ws, team string) string     { return wsPK(ws) + "#TEAM#" + team }
-func keysGSI1PK(ws string) string           { return wsPK(ws) + "#KEYS" }
-func keyGSI1SK(id string) string            { return "KEY#" + id }
+func keyRefSK(id string) string             { return prefixKeyRef + id }
 func seatsGSI1PK(ws string) string          { return wsPK(ws) + "#SEATS" }
 
 // Keys of the credit engine's items (see the table above).

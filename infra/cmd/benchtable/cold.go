@@ -42,6 +42,7 @@ var coldRequests = map[string]request{
 	"MembersFunction":   {method: "GET", path: "/workspaceapi/members", key: adminKey},
 	"TagsFunction":      {method: "POST", path: "/workspaceapi/agents/tags", key: adminKey, body: `{"ids": ["agt_kb_search"], "tags": ["search"]}`},
 	"TeamsFunction":     {method: "GET", path: "/workspaceapi/teams", key: adminKey},
+	"KeysFunction":      {method: "GET", path: "/workspaceapi/keys", key: adminKey},
 	// The authorizer's event is API Gateway's for this request.
 	"AuthorizerFunction": {method: "GET", path: "/workspaceapi/invites", key: adminKey},
 }

@@ -318,7 +318,7 @@ func (b *bench) startStack(ctx context.Context) error {
 	for id, f := range stack.Functions(b.deps) {
 		timed[id] = func() lambda.Handler { return timedHandler{id: id, h: f(), times: b.handlerTimes} }
 	}
-	run, err := localgw.New(b.tmpl, timed, localgw.Options{Logger: quiet})
+	run, err := localgw.New(b.tmpl, timed, stack.GatewayOptions(localgw.Options{Logger: quiet}))
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fns := stack.Functions(deps)
-	gw, err := localgw.New(tmpl, fns, localgw.Options{Logger: logger})
+	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{Logger: logger}))
 	if err != nil {
 		return err
 	}

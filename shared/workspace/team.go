@@ -148,3 +148,16 @@ func (m Member) RoleIn(teamID string) TeamRole {
 	}
 	return ""
 }
+
+// CheckMembershipIDs is the rule before a team membership is written: an id
+// that cannot be one names nothing, the team first (ErrTeamNotFound), then
+// the member (ErrMemberNotFound).
+func CheckMembershipIDs(teamID, userID string) error {
+	if !PlausibleID(teamID) {
+		return ErrTeamNotFound
+	}
+	if !PlausibleID(userID) {
+		return ErrMemberNotFound
+	}
+	return nil
+}

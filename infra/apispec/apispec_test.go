@@ -177,7 +177,31 @@ func TestOperationConventions(t *testing.T) {
 						t.Errorf("parameter %s has no description", p.Value.Name)
 					}
 				}
+				if method != http.MethodGet {
+					checkIdempotencyKey(t, op)
+				}
 			})
+		}
+	}
+}
+
+// checkIdempotencyKey holds a write operation to the idempotency-key rules
+// (docs/idempotency.md): it takes the header, documents its 409 and 422, and
+// its success answers say when they are replayed.
+func checkIdempotencyKey(t *testing.T, op *openapi3.Operation) {
+	t.Helper()
+	const param = "#/components/parameters/IdempotencyKey"
+	if !slices.ContainsFunc(op.Parameters, func(p *openapi3.ParameterRef) bool { return p.Ref == param }) {
+		t.Errorf("a write without the %s parameter", param)
+	}
+	for _, code := range []string{"409", "422"} {
+		if op.Responses.Value(code) == nil {
+			t.Errorf("a write without a %s response (idempotency keys)", code)
+		}
+	}
+	for _, code := range op.Responses.Keys() {
+		if code[0] == '2' && op.Responses.Value(code).Value.Headers["Idempotent-Replayed"] == nil {
+			t.Errorf("response %s does not declare the Idempotent-Replayed header", code)
 		}
 	}
 }
@@ -354,8 +378,8 @@ func TestValidateResponse(t *testing.T) {
 		},
 		{
 			name: "undocumented status", method: http.MethodPost,
-			target: "/workspaceapi/invites", status: 409, header: jsonHeader(),
-			body: `{"error": "conflict"}`, wantErr: "not documented",
+			target: "/workspaceapi/invites", status: 418, header: jsonHeader(),
+			body: `{"error": "teapot"}`, wantErr: "not documented",
 		},
 		{
 			name: "status documented for another operation only", method: http.MethodGet,

@@ -371,3 +371,22 @@ func CheckErrorBody(t testing.TB, header http.Header, body []byte) {
 		t.Errorf("error body = %s, want exactly {\"error\": \"<message>\"}", body)
 	}
 }
+
+// Parallel runs f(0..n-1) at once, released together, and returns what
+// each returned: for tests of requests that race.
+func Parallel[T any](n int, f func(i int) T) []T {
+	out := make([]T, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i] = f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return out
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 )
 
@@ -54,7 +55,8 @@ func fakeSES(t *testing.T) *httptest.Server {
 // It walks the paths that reach storage differently: lists and their pages,
 // team-scoped keys (which read indexes), limits that stop and pause and
 // their lifting, seat refusals, batches with unknown ids, every ingest event
-// type, a scheduler run that resumes, and a TTL removal.
+// type, a scheduler run that resumes, a TTL removal, and a write with an
+// Idempotency-Key and its repeat in every function that serves writes.
 func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	rec := &awscalls.Recorder{}
 	ses := fakeSES(t)
@@ -165,6 +167,24 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		do("POST", "/workspaceapi/"+kind+"/tags", adminKey, `{"ids": ["`+ids+`"], "tags": ["a", "b"], "mode": "set"}`, 200)
 	}
 	do("POST", "/workspaceapi/agents/tags", teamKey, `{"ids": ["agt_support_triage"], "tags": ["team"]}`, 200)
+
+	// Idempotency keys: in every function that serves writes, a write with
+	// the header claims its key and keeps its answer, and its repeat reads
+	// the kept answer back (docs/idempotency.md).
+	for _, w := range []struct{ method, path, body string }{
+		{"POST", "/workspaceapi/invites", `{"email": "idem@acme.example", "role": "member"}`},
+		{"POST", "/workspaceapi/agents/credit-details", `{"ids": ["agt_support_triage"], "showTokenOptimisationInfo": false}`},
+		{"PATCH", "/workspaceapi/teams/team_platform", `{"name": "Platform Team"}`},
+		{"POST", "/workspaceapi/agents/tags", `{"ids": ["agt_onboarding"], "tags": ["idem"]}`},
+	} {
+		headers := map[string]string{"Authorization": "Bearer " + adminKey, httpapi.IdempotencyKeyHeader: "session-" + w.path}
+		first := env.DoRaw(t, w.method, w.path, headers, w.body)
+		again := env.DoRaw(t, w.method, w.path, headers, w.body)
+		if first.Status >= 500 || again.Header.Get(httpapi.IdempotentReplayedHeader) != "true" {
+			t.Fatalf("%s %s with an Idempotency-Key: %d %s, then %d %s, want the first answer replayed",
+				w.method, w.path, first.Status, first.Body, again.Status, again.Body)
+		}
+	}
 	do("GET", "/workspaceapi/credits", creatorKey, "", 200)
 
 	// Ingest: every event type, a duplicate and a malformed record.

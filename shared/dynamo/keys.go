@@ -125,6 +125,8 @@
 package dynamo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -251,3 +253,22 @@ func recordSK(at time.Time, recordID string) string {
 	return prefixRecord + storedTime(at) + "#" + recordID
 }
 func metricDaySK(day string) string { return prefixMetricDay + day }
+
+// Keys of idempotency records (idempotency.go). Each record is a partition
+// of its own: a client's retries never load its workspace's partition, and
+// a kept answer (up to maxKeptAnswerBytes) never shares an item collection
+// with anything. The partition names the workspace, then a hash of the API
+// key id and the client's idempotency key, so its length is bounded and no
+// client text (which could even be key-shaped) is stored in a key:
+//
+//	item                PK                                          SK
+//	idempotency record  WS#<ws>#IDEMPOTENCY#<sha256(keyId, key)>    IDEMPOTENCY   (ttl: IdempotencyKeep after its answer)
+const skIdempotency = "IDEMPOTENCY"
+
+func idempotencyPK(k workspace.IdempotencyKey) string {
+	h := sha256.New()
+	h.Write([]byte(k.KeyID))
+	h.Write([]byte{0})
+	h.Write([]byte(k.Key))
+	return wsPK(k.WorkspaceID) + "#IDEMPOTENCY#" + hex.EncodeToString(h.Sum(nil))
+}

@@ -176,6 +176,7 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		{"POST", "/workspaceapi/agents/credit-details", `{"ids": ["agt_support_triage"], "showTokenOptimisationInfo": false}`},
 		{"PATCH", "/workspaceapi/teams/team_platform", `{"name": "Platform Team"}`},
 		{"POST", "/workspaceapi/agents/tags", `{"ids": ["agt_onboarding"], "tags": ["idem"]}`},
+		{"POST", "/workspaceapi/keys", `{"name": "Idempotent", "scopes": ["read"]}`},
 	} {
 		headers := map[string]string{"Authorization": "Bearer " + adminKey, httpapi.IdempotencyKeyHeader: "session-" + w.path}
 		first := env.DoRaw(t, w.method, w.path, headers, w.body)

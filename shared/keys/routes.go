@@ -27,6 +27,8 @@ type Deps struct {
 	Store Store
 	Clock workspace.Clock
 	IDs   workspace.IDGenerator
+	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
+	Idempotency httpapi.Idempotency
 }
 
 // CredentialRoutes are the group's routes after whose success a key may no
@@ -45,4 +47,4 @@ func Routes(d Deps) http.Handler {
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), d.Idempotency) }

@@ -84,6 +84,7 @@ func TestOperations(t *testing.T) {
 		"GET /workspaceapi/agents/{agentId}/promotion-requests",
 		"GET /workspaceapi/agents/{agentId}/usage",
 		"GET /workspaceapi/credits",
+		"GET /workspaceapi/credits/export",
 		"GET /workspaceapi/invites",
 		"GET /workspaceapi/members",
 		"GET /workspaceapi/teams",

@@ -272,7 +272,7 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 		}
 	}
 	for _, am := range monthOrder {
-		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage))
+		upd := indexUsage(expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)), am.r, am.month)
 		for attr, v := range months[am] {
 			upd = upd.Add(expression.Name(attr), expression.Value(workspace.SumCredits(v)))
 		}

@@ -147,3 +147,45 @@ func mustJSON(t testing.TB, v any) []byte {
 	}
 	return b
 }
+
+// BenchmarkUsageExport pages through a whole year's export, by agent, of a
+// 10,000-agent workspace every agent of which spent every day (3.65 million
+// rows), on a DynamoDB Local of its own: outside make test, since loading
+// its 130,000 month usage items takes minutes. It reports the slowest page,
+// the most round trips of a page and the largest page's payload, which must
+// stay within Lambda's 29 s and 6 MB.
+//
+//	go test -run '^$' -bench UsageExport -benchtime 1x ./shared/credits/
+func BenchmarkUsageExport(b *testing.B) {
+	var months []string
+	for m := time.Date(2025, 11, 1, 0, 0, 0, 0, time.UTC); m.Before(apitest.Start); m = m.AddDate(0, 1, 0) {
+		months = append(months, m.Format("2006-01"))
+	}
+	env, key, _ := scaleWorkspace(b, 10000, months, apitest.Options{OwnDynamoDB: true})
+	b.ResetTimer()
+	for b.Loop() {
+		cursor, pages := "", 0
+		var slowest time.Duration
+		var trips, largest int
+		for {
+			q := "?from=2025-11-21&to=2026-11-20"
+			if cursor != "" {
+				q += "&cursor=" + url.QueryEscape(cursor)
+			}
+			start := time.Now()
+			res := env.DoRaw(b, http.MethodGet, exportPath(q), map[string]string{"Authorization": "Bearer " + key, "Accept": "text/csv"}, "")
+			if res.Status != http.StatusOK {
+				b.Fatalf("page %d: %d %.300s", pages, res.Status, res.Body)
+			}
+			pages++
+			slowest, trips, largest = max(slowest, time.Since(start)), max(trips, res.FunctionTrips), max(largest, len(res.Body))
+			if cursor = res.Header.Get("Next-Cursor"); cursor == "" {
+				break
+			}
+		}
+		b.ReportMetric(float64(pages), "pages")
+		b.ReportMetric(slowest.Seconds(), "s/slowest-page")
+		b.ReportMetric(float64(trips), "roundtrips/max-page")
+		b.ReportMetric(float64(largest), "bytes/largest-page")
+	}
+}

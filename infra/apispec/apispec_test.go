@@ -85,6 +85,7 @@ func TestOperations(t *testing.T) {
 		"GET /workspaceapi/agents/{agentId}/promotion-requests",
 		"GET /workspaceapi/agents/{agentId}/usage",
 		"GET /workspaceapi/credits",
+		"GET /workspaceapi/credits/export",
 		"GET /workspaceapi/invites",
 		"GET /workspaceapi/keys",
 		"GET /workspaceapi/members",

@@ -124,6 +124,12 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("GET", "/workspaceapi/credits", adminKey, "", 200)
 	do("GET", "/workspaceapi/credits?month=2026-10", adminKey, "", 200)
+	// The usage export: the workspace's month listings (GSI1), a team's
+	// (GSI2, for a team-scoped key), and the names of the rows.
+	for _, key := range []string{adminKey, teamKey} {
+		do("GET", "/workspaceapi/credits/export?from=2026-10-01&to=2026-11-21", key, "", 200)
+		do("GET", "/workspaceapi/credits/export?from=2026-10-01&to=2026-11-21&groupBy=team", key, "", 200)
+	}
 	do("POST", "/workspaceapi/agents/credit-details", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"], "showTokenOptimisationInfo": true}`, 200)
 
 	// Teams and their members.

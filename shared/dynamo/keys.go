@@ -25,12 +25,15 @@
 //
 // The credit engine keeps each agent's and team's counters and running state
 // in a partition of their own, so a busy agent never throttles its workspace's
-// partition, and GSI2 (projection ALL) is its sparse resume index:
+// partition, and GSI2 (projection ALL) is its sparse resume index (and the
+// usage export's listing of a team's agents that spent in a month):
 //
 //	item                PK                           SK                        GSI2PK                  GSI2SK
 //	agent credit state  WS#<ws>#AGENTDATA#<agentId>  STATE                     RESUME#DAY#<shard>      <day>#<ws>#<agentId>     (only while stopped by its daily limit)
 //	                                                                           RESUME#MONTH#<shard>    <month>#<ws>#<agentId>   (only while stopped by its monthly limit)
 //	agent month usage   WS#<ws>#AGENTDATA#<agentId>  USAGE#<YYYY-MM>           (total; dDD spent on day DD; cDD counted toward day DD's limit, zeroed by a reset)
+//	                    GSI1PK WS#<ws>#AGENTUSAGE#<YYYY-MM>                 GSI1SK AGENT#<agentId>   (the usage export's month listing)
+//	                    GSI2PK WS#<ws>#AGENTUSAGE#<YYYY-MM>#TEAM#<teamId>   GSI2SK AGENT#<agentId>   (its team's, only when the agent has a team)
 //	chat                WS#<ws>#AGENTDATA#<agentId>  CHAT#<chatId>             (creditsTotal here; the agent-data issue adds the rest)
 //	team credit state   WS#<ws>#TEAMDATA#<teamId>    STATE                     RESUME#TEAM#<shard>     <month>#<ws>#<teamId>    (only while paused)
 //	team month usage    WS#<ws>#TEAMDATA#<teamId>    USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
@@ -201,6 +204,14 @@ func workspaceUsagePK(ws string) string   { return wsPK(ws) + "#USAGE" }
 func eventPK(ws, id string) string        { return wsPK(ws) + "#EVENT#" + id }
 func usageSK(month string) string         { return prefixUsage + month }
 func chatSK(chat string) string           { return prefixChat + chat }
+
+// usageMonthGSI1PK and teamUsageMonthGSI2PK list the agents with usage in a
+// month, of a workspace and of one of its teams, in agent id order: the
+// usage export reads only the agents that spent (usageexport.go).
+func usageMonthGSI1PK(ws, month string) string { return wsPK(ws) + "#AGENTUSAGE#" + month }
+func teamUsageMonthGSI2PK(ws, month, team string) string {
+	return usageMonthGSI1PK(ws, month) + "#TEAM#" + team
+}
 func shardSK(month string, shard int) string {
 	return fmt.Sprintf("%s%s#%d", prefixUsage, month, shard)
 }

@@ -16,7 +16,13 @@ func JSON(w http.ResponseWriter, status int, v any) {
 		slog.Error("encode response", "error", err)
 		status, body = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	Body(w, status, "application/json", body)
+}
+
+// Body writes body, already encoded as contentType, as a response with the
+// given status, behind the same last guard as JSON: no key-shaped text.
+func Body(w http.ResponseWriter, status int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
 	_, _ = w.Write(withoutKeys(body))
 }

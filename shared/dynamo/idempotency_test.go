@@ -46,7 +46,7 @@ func claimedKey(t *testing.T, key, claim string) (*dynamo.Store, workspace.Idemp
 
 func TestAKeptAnswerIsStoredCompressedWithItsTTLAndNoClientKey(t *testing.T) {
 	t.Parallel()
-	store, k, now := claimedKey(t, "wk_" + strings.Repeat("Z", 40), "c1")
+	store, k, now := claimedKey(t, "wk_"+strings.Repeat("Z", 40), "c1")
 	ctx := context.Background()
 	body := bytes.Repeat([]byte(`{"id":"x","success":true},`), 2000)
 	answer := workspace.IdempotentAnswer{Status: 200, ContentType: "application/json", Location: "/x", Body: body}

@@ -53,6 +53,10 @@ var budgets = map[string]budget{
 	"GET /workspaceapi/agents/{agentId}/usage":              {2, "the agent, a Query of its usage (shared/credits tests)"},
 	"GET /workspaceapi/credits":                             {3, "a Query of the teams and one of the agents, a BatchGetItem per 100 standings (README: 10 agents, 3)"},
 	"GET /workspaceapi/credits/export":                      {3, "per month of the period a Query of its listing, a BatchGetItem per 100 names (shared/credits export tests)"},
+	"GET /workspaceapi/keys":                                {2, "a Query of the key references, a BatchGetItem of the keys (shared/keys tests)"},
+	"POST /workspaceapi/keys":                               {1, "one transaction: the count, the owner and team checks, the key and its reference (shared/keys tests)"},
+	"PATCH /workspaceapi/keys/{keyId}":                      {2, "the key's reference, one conditional write (shared/keys tests)"},
+	"DELETE /workspaceapi/keys/{keyId}":                     {2, "the key's reference, one transaction (shared/keys tests)"},
 	"DELETE /workspaceapi/invites":                          {2, "a BatchGetItem, a transaction per 49 invitations (shared/invites tests)"},
 	"GET /workspaceapi/invites":                             {1, "one Query (shared/invites tests)"},
 	"POST /workspaceapi/invites":                            {4, "createInviteBudget (shared/invites tests)"},
@@ -119,6 +123,29 @@ func warmPlan(nonce string) [][]endpoint {
 				return request{method: "DELETE", path: "/workspaceapi/teams/team_support/members/usr_priya", key: adminKey}
 			}},
 	}
+	var keyID string
+	keys := []endpoint{
+		{route: "POST /workspaceapi/keys", what: `POST /workspaceapi/keys {"name": "Bench <i>", "scopes": ["read"]}`, want: 201,
+			req: func(i int) request {
+				return request{method: "POST", path: "/workspaceapi/keys", key: adminKey, body: fmt.Sprintf(`{"name": "Bench %s %d", "scopes": ["read"]}`, nonce, i)}
+			},
+			after: func(body []byte) error {
+				var created struct{ ID string }
+				if err := json.Unmarshal(body, &created); err != nil || created.ID == "" {
+					return fmt.Errorf("no key id in the answer")
+				}
+				keyID = created.ID
+				return nil
+			}},
+		{route: "PATCH /workspaceapi/keys/{keyId}", what: `PATCH /workspaceapi/keys/{the key just made} {"disabled": true}`, want: 200,
+			req: func(int) request {
+				return request{method: "PATCH", path: "/workspaceapi/keys/" + keyID, key: adminKey, body: `{"disabled": true}`}
+			}},
+		{route: "DELETE /workspaceapi/keys/{keyId}", what: "DELETE /workspaceapi/keys/{the key just made}", want: 204,
+			req: func(int) request {
+				return request{method: "DELETE", path: "/workspaceapi/keys/" + keyID, key: adminKey}
+			}},
+	}
 	createTeam := []endpoint{{route: "POST /workspaceapi/teams", what: `POST /workspaceapi/teams {"name": "Bench <i>"}`, want: 201,
 		req: func(i int) request {
 			return request{method: "POST", path: "/workspaceapi/teams", key: adminKey, body: fmt.Sprintf(`{"name": "Bench %s %d"}`, nonce, i)}
@@ -146,6 +173,8 @@ func warmPlan(nonce string) [][]endpoint {
 		get("GET /workspaceapi/credits/export", "/workspaceapi/credits/export?from=2026-11-01&to=2026-11-21", adminKey),
 		get("GET /workspaceapi/invites", "/workspaceapi/invites", adminKey),
 		invites,
+		get("GET /workspaceapi/keys", "/workspaceapi/keys", adminKey),
+		keys,
 		get("GET /workspaceapi/members", "/workspaceapi/members", adminKey),
 		alternate("POST /workspaceapi/members/tags", "POST", "/workspaceapi/members/tags",
 			`{"ids": ["usr_priya"], "tags": [%q], "mode": "set"}`, "marketing", "growth"),

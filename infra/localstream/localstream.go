@@ -24,7 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/agentplatform/workspaceapi/infra/localgw"
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 )
 
 // Streams is the part of the DynamoDB Streams client the poller uses.
@@ -333,7 +333,7 @@ func value(v types.AttributeValue) map[string]any {
 // NewClient returns a DynamoDB Streams client of the DynamoDB at endpoint
 // (DynamoDB Local serves its streams at its own address).
 func NewClient(ctx context.Context, endpoint string) (*dynamodbstreams.Client, error) {
-	cfg, err := dynamo.LoadAWSConfig(ctx, endpoint)
+	cfg, err := tableops.LoadAWSConfig(ctx, endpoint)
 	if err != nil {
 		return nil, err
 	}

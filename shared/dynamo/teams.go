@@ -240,11 +240,11 @@ func (s *Store) teamAgentIDs(ctx context.Context, ws, team string) ([]string, er
 // workspace.ErrTeamNotFound, workspace.ErrMemberNotFound (no such member of
 // ws), in that order when several hold.
 func (s *Store) PutTeamMember(ctx context.Context, tm workspace.TeamMembership) error {
-	if !workspace.PlausibleID(tm.TeamID) || !mapKeySafe(tm.TeamID) {
+	if !mapKeySafe(tm.TeamID) {
 		return workspace.ErrTeamNotFound
 	}
-	if !workspace.PlausibleID(tm.UserID) {
-		return workspace.ErrMemberNotFound
+	if err := workspace.CheckMembershipIDs(tm.TeamID, tm.UserID); err != nil {
+		return err
 	}
 	ws := tm.WorkspaceID
 	membership, err := marshal(toTeamMemberItem(tm))
@@ -267,11 +267,11 @@ func (s *Store) PutTeamMember(ctx context.Context, tm workspace.TeamMembership) 
 // is not in the team changes nothing and is no error (a retried DELETE
 // succeeds); an unknown team or user is.
 func (s *Store) DeleteTeamMember(ctx context.Context, ws, teamID, userID string) error {
-	if !workspace.PlausibleID(teamID) || !mapKeySafe(teamID) {
+	if !mapKeySafe(teamID) {
 		return workspace.ErrTeamNotFound
 	}
-	if !workspace.PlausibleID(userID) {
-		return workspace.ErrMemberNotFound
+	if err := workspace.CheckMembershipIDs(teamID, userID); err != nil {
+		return err
 	}
 	member, err := s.update(key(wsPK(ws), memberSK(userID)),
 		expression.Remove(expression.Name(attrTeams).AppendName(expression.Name(teamID))),

@@ -174,7 +174,8 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 	sums := workspace.SumUsage(batch, teamOf(agents))
 	var ops []write
 	for _, m := range sums.AgentMonths {
-		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)).
+		upd := indexUsage(expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)),
+			agentRef{ws: m.WorkspaceID, agent: m.AgentID, team: m.TeamID}, m.Month).
 			Add(expression.Name(attrTotal), expression.Value(m.Total))
 		for day, v := range m.Days {
 			upd = upd.Add(expression.Name(spentAttr(day)), expression.Value(v)).Add(expression.Name(countedAttr(day)), expression.Value(v))

@@ -19,6 +19,8 @@ type Store interface {
 // Deps are the group's dependencies.
 type Deps struct {
 	Store Store
+	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
+	Idempotency httpapi.Idempotency
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
@@ -31,4 +33,4 @@ func Routes(d Deps) http.Handler {
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), d.Idempotency) }

@@ -235,8 +235,9 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	fns := stack.Functions(deps)
 	ttl := o.AuthorizerTTL
+	feeds := &localstream.Feeds{}
 	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{
-		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler), Events: bus,
+		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler), Events: feeds.Log(bus),
 	}))
 	if err != nil {
 		t.Fatalf("gateway: %v", err)
@@ -247,8 +248,8 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 			t.Fatalf("streams client: %v", err)
 		}
 		feedCtx, stop := context.WithCancel(ctx)
-		wait := localstream.FeedAll(feedCtx, streams, table, tmpl, gw, slog.New(slog.DiscardHandler))
-		t.Cleanup(func() { stop(); wait() })
+		feeds.Start(feedCtx, streams, table, tmpl, gw, slog.New(slog.DiscardHandler))
+		t.Cleanup(func() { stop(); feeds.Wait() })
 	}
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
+	"github.com/agentplatform/workspaceapi/shared/limitevents"
 )
 
 // Streams is the part of the DynamoDB Streams client the poller uses.
@@ -70,6 +71,12 @@ type shard struct {
 // a table or stream that is not there yet, or one that goes away (a
 // restarted DynamoDB Local): it finds the stream again.
 func Run(ctx context.Context, client Streams, src Source, invoke Invoke) {
+	run(ctx, client, src, invoke, nil)
+}
+
+// run is Run that also reads the stream at once, and closes the channel it
+// is handed, each time syncs hands it one.
+func run(ctx context.Context, client Streams, src Source, invoke Invoke, syncs <-chan chan struct{}) {
 	if src.BatchSize <= 0 {
 		src.BatchSize = 100
 	}
@@ -88,14 +95,20 @@ func Run(ctx context.Context, client Streams, src Source, invoke Invoke) {
 		}
 	}
 	p := &poller{client: client, src: src, invoke: invoke, pattern: pattern, logger: logger, shards: map[string]*shard{}}
+	var done chan struct{} // a Sync waiting for this round
 	for {
 		if err := p.poll(ctx); err != nil && ctx.Err() == nil {
 			logger.Debug("stream poller: reading the stream again", "table", src.Table, "error", err)
 			p.streamARN, p.shards, p.order = "", map[string]*shard{}, nil
 		}
+		if done != nil {
+			close(done)
+			done = nil
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case done = <-syncs:
 		case <-time.After(src.Interval):
 		}
 	}
@@ -344,17 +357,78 @@ func NewClient(ctx context.Context, endpoint string) (*dynamodbstreams.Client, e
 	}), nil
 }
 
-// FeedAll runs a poller for every function the template's DynamoDB events
+// Feeds are the pollers of a stack: one per DynamoDB event of its
+// template. Its zero value is ready to Start.
+type Feeds struct {
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	syncs []chan chan struct{}
+}
+
+// Start runs a poller for every function the template's DynamoDB events
 // feed from table's stream, each invoking its function through gw, until
-// ctx ends; the returned wait blocks until they have stopped.
-func FeedAll(ctx context.Context, client Streams, table string, tmpl *localgw.Template, gw *localgw.Gateway, logger *slog.Logger) (wait func()) {
-	var wg sync.WaitGroup
+// ctx ends (Wait waits for them).
+func (f *Feeds) Start(ctx context.Context, client Streams, table string, tmpl *localgw.Template, gw *localgw.Gateway, logger *slog.Logger) {
 	for _, src := range tmpl.StreamSources() {
 		fn := src.FunctionID
-		wg.Go(func() {
-			Run(ctx, client, Source{Table: table, Filter: src.Filter, BatchSize: src.BatchSize, Logger: logger},
-				func(ctx context.Context, event []byte) ([]byte, error) { return gw.Invoke(ctx, fn, event) })
+		syncs := make(chan chan struct{})
+		f.mu.Lock()
+		f.syncs = append(f.syncs, syncs)
+		f.mu.Unlock()
+		f.wg.Go(func() {
+			run(ctx, client, Source{Table: table, Filter: src.Filter, BatchSize: src.BatchSize, Logger: logger},
+				func(ctx context.Context, event []byte) ([]byte, error) { return gw.Invoke(ctx, fn, event) }, syncs)
 		})
 	}
-	return wg.Wait
+}
+
+// Wait blocks until the pollers have stopped.
+func (f *Feeds) Wait() { f.wg.Wait() }
+
+// Sync has every poller read its stream and deliver what it holds now, and
+// waits for them (or ctx): what was written before Sync was called has been
+// handed to its function once it returns (unless the function failed it).
+func (f *Feeds) Sync(ctx context.Context) {
+	f.mu.Lock()
+	syncs := append([]chan chan struct{}(nil), f.syncs...)
+	f.mu.Unlock()
+	for _, s := range syncs {
+		done := make(chan struct{})
+		select {
+		case s <- done:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// EventSource is what lists the events a bus took.
+type EventSource interface {
+	Events() []limitevents.Published
+}
+
+// Log is the local bus as GET /_local/events lists it: the events src took,
+// after the pollers delivered everything written so far, so a change a
+// client made before asking is listed (within syncWait).
+func (f *Feeds) Log(src EventSource) localgw.EventLog { return syncedLog{feeds: f, src: src} }
+
+// syncWait bounds how long a listing waits for the pollers.
+const syncWait = 5 * time.Second
+
+type syncedLog struct {
+	feeds *Feeds
+	src   EventSource
+}
+
+// Events syncs the pollers, then lists.
+func (l syncedLog) Events() []limitevents.Published {
+	ctx, cancel := context.WithTimeout(context.Background(), syncWait)
+	defer cancel()
+	l.feeds.Sync(ctx)
+	return l.src.Events()
 }

@@ -166,19 +166,10 @@ func (s *Store) crossingPuts(ws string, target workspace.EventTarget, cs []works
 
 // agentEventPuts are a transaction's Put of the event of agent (ws, agent)
 // changing from before to after (workspace.AgentEvent), written as version
-// of its state item; none when the change publishes nothing. The new
-// version names the event, so the same change always has the same id.
+// of its state item; none when the change publishes nothing.
 func (s *Store) agentEventPuts(ws, agent string, before, after workspace.AgentCredit, version int64, now time.Time) ([]types.TransactWriteItem, error) {
 	ev, ok := workspace.AgentEvent(ws, agent, before, after, now)
-	if !ok {
-		return nil, nil
-	}
-	ev.ID = eventID(ws, workspace.TargetAgent, agent, "state", fmt.Sprint(version))
-	put, err := s.outboxPut(ev, now)
-	if err != nil {
-		return nil, err
-	}
-	return []types.TransactWriteItem{put}, nil
+	return s.stateEventPuts(ev, ok, version, now)
 }
 
 // teamEventPuts are a transaction's Put of the event of team (ws, team)
@@ -186,10 +177,17 @@ func (s *Store) agentEventPuts(ws, agent string, before, after workspace.AgentCr
 // item; none when its pause does not change.
 func (s *Store) teamEventPuts(ws, team string, t workspace.TeamStanding, paused bool, version int64, now time.Time) ([]types.TransactWriteItem, error) {
 	ev, ok := workspace.TeamStateEvent(ws, team, t, t.Paused, paused, now)
+	return s.stateEventPuts(ev, ok, version, now)
+}
+
+// stateEventPuts are the Put of ev, the event of a state change written as
+// version of its target's state item (none unless ok). The new version
+// names the event, so the same change always has the same id.
+func (s *Store) stateEventPuts(ev workspace.LimitEvent, ok bool, version int64, now time.Time) ([]types.TransactWriteItem, error) {
 	if !ok {
 		return nil, nil
 	}
-	ev.ID = eventID(ws, workspace.TargetTeam, team, "state", fmt.Sprint(version))
+	ev.ID = eventID(ev.WorkspaceID, ev.Target.Type, ev.Target.ID, "state", fmt.Sprint(version))
 	put, err := s.outboxPut(ev, now)
 	if err != nil {
 		return nil, err

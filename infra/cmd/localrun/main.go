@@ -161,20 +161,22 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fns := stack.Functions(deps)
-	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{Logger: logger, Events: bus}))
+	// The table's stream feeds the functions of the template's DynamoDB
+	// events (the events function publishes the outbox), as Lambda's event
+	// source mappings do; GET /_local/events lists the bus once they have
+	// delivered what was written before it.
+	feeds := &localstream.Feeds{}
+	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{Logger: logger, Events: feeds.Log(bus)}))
 	if err != nil {
 		return err
 	}
-	// The table's stream feeds the functions of the template's DynamoDB
-	// events (the events function publishes the outbox), as Lambda's event
-	// source mappings do.
 	streams, err := localstream.NewClient(ctx, endpoint)
 	if err != nil {
 		return err
 	}
 	feedCtx, stopFeeds := context.WithCancel(ctx)
-	waitFeeds := localstream.FeedAll(feedCtx, streams, table, tmpl, gw, logger)
-	defer func() { stopFeeds(); waitFeeds() }()
+	feeds.Start(feedCtx, streams, table, tmpl, gw, logger)
+	defer func() { stopFeeds(); feeds.Wait() }()
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

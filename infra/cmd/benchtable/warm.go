@@ -57,6 +57,10 @@ var budgets = map[string]budget{
 	"DELETE /workspaceapi/invites":                          {2, 2, "a BatchGetItem, a transaction per 49 invitations (shared/invites tests)"},
 	"GET /workspaceapi/invites":                             {1, 1, "one Query (shared/invites tests)"},
 	"POST /workspaceapi/invites":                            {4, 4, "createInviteBudget (shared/invites tests)"},
+	"GET /workspaceapi/keys":                                {2, 2, "a Query of the key references, then a BatchGetItem of the keys (docs/api-keys.md)"},
+	"POST /workspaceapi/keys":                               {1, 1, "one transaction while the count is not full (docs/api-keys.md)"},
+	"PATCH /workspaceapi/keys/{keyId}":                      {2, 2, "the reference (GetItem), then an UpdateItem (docs/api-keys.md)"},
+	"DELETE /workspaceapi/keys/{keyId}":                     {2, 2, "the reference (GetItem), then a transaction (docs/api-keys.md)"},
 	"GET /workspaceapi/members":                             {1, 1, "one Query (shared/members tests)"},
 	"POST /workspaceapi/members/tags":                       {2, 2, "a BatchGetItem per 100 ids, then an UpdateItem per changed member (README)"},
 	"GET /workspaceapi/teams":                               {2, 2, "the workspace (team settings), a Query of its teams"},
@@ -120,6 +124,30 @@ func warmPlan(nonce string) [][]endpoint {
 				return request{method: "DELETE", path: "/workspaceapi/teams/team_support/members/usr_priya", key: adminKey}
 			}},
 	}
+	var keyID string
+	keys := []endpoint{
+		{route: "POST /workspaceapi/keys", what: `POST /workspaceapi/keys {"name": "Bench <i>", "scopes": ["read"]}`, want: 201,
+			req: func(i int) request {
+				return request{method: "POST", path: "/workspaceapi/keys", key: adminKey,
+					body: fmt.Sprintf(`{"name": "Bench %s %d", "scopes": ["read"]}`, nonce, i)}
+			},
+			after: func(body []byte) error {
+				var created struct{ ID string }
+				if err := json.Unmarshal(body, &created); err != nil || created.ID == "" {
+					return fmt.Errorf("no key id in %.200s", body)
+				}
+				keyID = created.ID
+				return nil
+			}},
+		{route: "PATCH /workspaceapi/keys/{keyId}", what: `PATCH /workspaceapi/keys/{the key just made} {"disabled": true}`, want: 200,
+			req: func(int) request {
+				return request{method: "PATCH", path: "/workspaceapi/keys/" + keyID, key: adminKey, body: `{"disabled": true}`}
+			}},
+		{route: "DELETE /workspaceapi/keys/{keyId}", what: "DELETE /workspaceapi/keys/{the key just made}", want: 204,
+			req: func(int) request {
+				return request{method: "DELETE", path: "/workspaceapi/keys/" + keyID, key: adminKey}
+			}},
+	}
 	createTeam := []endpoint{{route: "POST /workspaceapi/teams", what: `POST /workspaceapi/teams {"name": "Bench <i>"}`, want: 201,
 		req: func(i int) request {
 			return request{method: "POST", path: "/workspaceapi/teams", key: adminKey, body: fmt.Sprintf(`{"name": "Bench %s %d"}`, nonce, i)}
@@ -146,6 +174,8 @@ func warmPlan(nonce string) [][]endpoint {
 		get("GET /workspaceapi/credits", "/workspaceapi/credits", adminKey),
 		get("GET /workspaceapi/invites", "/workspaceapi/invites", adminKey),
 		invites,
+		get("GET /workspaceapi/keys", "/workspaceapi/keys", adminKey),
+		keys,
 		get("GET /workspaceapi/members", "/workspaceapi/members", adminKey),
 		alternate("POST /workspaceapi/members/tags", "POST", "/workspaceapi/members/tags",
 			`{"ids": ["usr_priya"], "tags": [%q], "mode": "set"}`, "marketing", "growth"),

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -154,8 +155,20 @@ func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time
 	ch := workspace.ResumeAgent(sd.AgentStanding, found)
 	w := agentStateWrite(r, ch.To, sd.version, now)
 	w.cond = heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(w.cond)
-	err = s.writeVersioned(ctx, w, agentPremises(a, sd.usage, ch.Premises, now)...)
-	if !ch.To.IsRunning() {
+	// Its event: Agent Resumed, unless the agent is disabled (it stays
+	// disabled: only its own state underneath is lifted) or is held again
+	// for the new period.
+	after := sd.Credit
+	after.Own = ch.To
+	var events []types.TransactWriteItem
+	if found {
+		if events, err = s.agentEventPuts(r.ws, r.agent, sd.Credit, after, sd.version+1, now); err != nil {
+			return nil, err
+		}
+	}
+	err = s.commit(ctx, []write{w}, agentPremises(a, sd.usage, ch.Premises, now), events)
+	if !ch.To.IsRunning() || sd.Credit.Disabled {
+		// Held again, or disabled: nothing a reader sees was resumed.
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err
 	}
@@ -176,7 +189,13 @@ func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor express
 	ch := workspace.ResumeTeam(ts.TeamStanding)
 	w := teamStateWrite(ws, team, ch.Paused, ts.version, now)
 	w.cond = heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(w.cond)
-	err = s.writeVersioned(ctx, w, teamPremises(ws, team, ts.Limit, ch.Premises)...)
+	var events []types.TransactWriteItem
+	if ts.Exists {
+		if events, err = s.teamEventPuts(ws, team, ts.TeamStanding, ch.Paused, ts.version+1, now); err != nil {
+			return nil, err
+		}
+	}
+	err = s.commit(ctx, []write{w}, teamPremises(ws, team, ts.Limit, ch.Premises), events)
 	if ch.Paused {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err

@@ -131,6 +131,7 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	for _, key := range []string{adminKey, teamKey} {
 		do("GET", "/workspaceapi/agents/agt_support_triage", key, "", 200)
 		do("GET", "/agents/agt_support_triage", key, "", 200)
+		do("GET", "/workspaceapi/agents/agt_support_triage?includeOverview=true", key, "", 200)
 		do("GET", "/workspaceapi/agents/agt_support_triage/key-metrics?days=30&recent=5", key, "", 200)
 		do("GET", "/workspaceapi/agents/agt_support_triage/connected-agents", key, "", 200)
 		do("GET", "/workspaceapi/agents/agt_support_triage/diary?date=2026-11-21", key, "", 200)

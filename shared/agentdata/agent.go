@@ -38,14 +38,27 @@ func newDefinition(d workspace.KeyMetricDefinition) KeyMetricDefinition {
 }
 
 // getAgent handles GET /workspaceapi/agents/{agentId} and GET
-// /agents/{agentId}: one GetItem.
-func getAgent(store Store) httpapi.HandlerFunc {
+// /agents/{agentId}: one GetItem; with includeOverview=true the agent
+// carries its credit overview as the list gives it (its running state,
+// disabled included), read with one BatchGetItem more.
+func getAgent(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		_, a, err := readAgent(r, store, false)
+		overview, _, err := httpapi.QueryBool(r, "includeOverview")
+		if err != nil {
+			return err
+		}
+		caller, a, err := readAgent(r, store, false)
 		if err != nil {
 			return err
 		}
 		body := agentResource{Resource: agents.NewResource(a), KeyMetrics: []KeyMetricDefinition{}}
+		if overview {
+			credits, err := store.AgentCredits(r.Context(), caller.WorkspaceID, []workspace.Agent{a}, clock.Now())
+			if err != nil {
+				return err
+			}
+			body.Overview = agents.NewOverview(a, credits[a.ID])
+		}
 		for _, d := range a.KeyMetrics {
 			body.KeyMetrics = append(body.KeyMetrics, newDefinition(d))
 		}

@@ -21,6 +21,7 @@ type AgentReader interface {
 // Store is the storage the group uses.
 type Store interface {
 	AgentReader
+	AgentCredits(ctx context.Context, ws string, agents []workspace.Agent, now time.Time) (map[string]workspace.AgentCredit, error)
 	AllAgents(ctx context.Context, ws, team string) ([]workspace.Agent, error)
 	Teams(ctx context.Context, ws string) ([]workspace.Team, error)
 	KeyMetrics(ctx context.Context, ws string, agent workspace.Agent, p workspace.Period, recent int) (workspace.KeyMetricsReport, error)
@@ -44,8 +45,8 @@ type Deps struct {
 // Routes returns the group's routes: every route it serves is listed here.
 func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
-	mux.Handle("GET /workspaceapi/agents/{agentId}", getAgent(d.Store))
-	mux.Handle("GET /agents/{agentId}", getAgent(d.Store))
+	mux.Handle("GET /workspaceapi/agents/{agentId}", getAgent(d.Store, d.Clock))
+	mux.Handle("GET /agents/{agentId}", getAgent(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/key-metrics", keyMetrics(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/connected-agents", connectedAgents(d.Store))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/diary", diary(d.Store, d.Clock))

@@ -118,6 +118,15 @@ func TestADisabledAgentsUsageCountsAndTheSchedulerNeverResumesIt(t *testing.T) {
 	if o := overviews(t, env)["ag_daily"]; state(o.Status, o.StatusReason) != "disabled/disabled" || o.CreditsToday != 7 || o.CreditsThisMonth != 7 {
 		t.Fatalf("overview %+v, want disabled with 7 credits today and this month", o)
 	}
+	// The agent resource shows it too, with its overview.
+	res := env.Do(t, http.MethodGet, "/workspaceapi/agents/ag_daily?includeOverview=true", keyAdmin, "")
+	var one struct{ Overview overview }
+	if res.Status != http.StatusOK {
+		t.Fatalf("GET agent: %d %s", res.Status, res.Body)
+	}
+	if res.JSON(t, &one); state(one.Overview.Status, one.Overview.StatusReason) != "disabled/disabled" {
+		t.Fatalf("GET agent with its overview: %s, want disabled", res.Body)
+	}
 
 	// The next day's run lifts the daily stop underneath, and resumes nothing a reader sees.
 	tomorrow := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)

@@ -190,6 +190,13 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		awscalls.TTLRemoval("1", "ws_acme", "inv_demo_oldhire"),
 	}})
 
+	// The audit log, whole and by each filter: each filter reads an index
+	// of its own.
+	for _, q := range []string{"", "?limit=1", "?action=team.renamed", "?targetId=team_support",
+		"?actorKeyId=key_acme_admin", "?targetId=team_support&action=team.renamed"} {
+		do("GET", "/workspaceapi/audit-log"+q, adminKey, "", 200)
+	}
+
 	return rec.Calls(), env.Store.Table()
 }
 

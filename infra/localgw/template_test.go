@@ -12,7 +12,7 @@ import (
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {
 	tmpl := loadTemplate(t)
-	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "IngestFunction", "InvitesFunction", "MembersFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
+	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuditFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "IngestFunction", "InvitesFunction", "MembersFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
 		t.Errorf("FunctionIDs: got %q, want %q", got, want)
 	}
 	if got := tmpl.Stage(); got != "v1" {

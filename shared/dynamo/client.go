@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -68,6 +69,9 @@ func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Op
 type Store struct {
 	db    *dynamodb.Client
 	table string
+	// auditKeep is how long audit entries are kept (WithAuditRetention);
+	// zero is workspace.DefaultAuditRetention.
+	auditKeep time.Duration
 }
 
 // New returns a Store over the named table.

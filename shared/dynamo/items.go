@@ -32,6 +32,7 @@ const (
 	typeUsage      = "usage"
 	typeEvent      = "event"
 	typeChat       = "chat"
+	typeAudit      = "audit"
 )
 
 // Claim kinds of an e-mail claim item.

@@ -112,7 +112,7 @@ func TestTheTemplateGivesEachFunctionItsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mem) != 12 || mem["AuthorizerFunction"] != 128 || mem["ChatsFunction"] != 1769 {
+	if len(mem) != 13 || mem["AuthorizerFunction"] != 128 || mem["ChatsFunction"] != 1769 {
 		t.Errorf("got %v", mem)
 	}
 }

@@ -65,6 +65,7 @@ func (b *bench) heavyRequests() map[string]heavy {
 		"CreditsFunction": api(fmt.Sprintf("the credits report of %d agents with usage", s.agents), "GET", "/workspaceapi/credits", ""),
 		"InvitesFunction": api(fmt.Sprintf("every one of %d invitations, unpaged, gzipped", s.invites), "GET", "/workspaceapi/invites", ""),
 		"MembersFunction": api(fmt.Sprintf("a page of %d members", s.members), "GET", fmt.Sprintf("/workspaceapi/members?limit=%d", s.members), ""),
+		"AuditFunction":   api("a page of up to 1,000 audit log entries", "GET", "/workspaceapi/audit-log?limit=1000", ""),
 		"TagsFunction":    api("a 100-id agent tag batch, every id changed", "POST", "/workspaceapi/agents/tags", tagBatch),
 		"TeamsFunction":   api(fmt.Sprintf("the list of %d teams", (s.agents+99)/100), "GET", "/workspaceapi/teams", ""),
 		"IngestFunction": {what: "an SQS batch of 25 chat.message events of 230 KB (a 6 MB event)", check: checkBatch,

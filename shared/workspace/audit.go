@@ -1,0 +1,162 @@
+package workspace
+
+import (
+	"slices"
+	"time"
+)
+
+// The audit log (docs/audit-log.md): every change made to a workspace, by
+// a key through the API or by the service itself (ingest, scheduler,
+// retention), is written with an entry in the same transaction, so there is
+// no change without its entry and no entry without its change.
+
+// AuditAction names what an audit entry records.
+type AuditAction string
+
+// The audit actions. Each names the entity it changes, then the change.
+const (
+	ActionInviteCreated        AuditAction = "invite.created"
+	ActionInviteRevoked        AuditAction = "invite.revoked"
+	ActionInviteRemoved        AuditAction = "invite.removed"
+	ActionAgentLimitsChanged   AuditAction = "agent.limits_changed"
+	ActionAgentDailyUsageReset AuditAction = "agent.daily_usage_reset"
+	ActionAgentCreditDetails   AuditAction = "agent.credit_details_changed"
+	ActionAgentTagsChanged     AuditAction = "agent.tags_changed"
+	ActionMemberTagsChanged    AuditAction = "member.tags_changed"
+	ActionTeamTagsChanged      AuditAction = "team.tags_changed"
+	ActionTeamCreated          AuditAction = "team.created"
+	ActionTeamRenamed          AuditAction = "team.renamed"
+	ActionTeamLimitChanged     AuditAction = "team.limit_changed"
+	ActionTeamMemberSet        AuditAction = "team.member_set"
+	ActionTeamMemberRemoved    AuditAction = "team.member_removed"
+	ActionAgentStopped         AuditAction = "agent.stopped"
+	ActionAgentResumed         AuditAction = "agent.resumed"
+	ActionTeamPaused           AuditAction = "team.paused"
+	ActionTeamResumed          AuditAction = "team.resumed"
+	ActionAgentDisabled        AuditAction = "agent.disabled"
+	ActionAgentEnabled         AuditAction = "agent.enabled"
+	ActionKeyCreated           AuditAction = "key.created"
+	ActionKeyUpdated           AuditAction = "key.updated"
+	ActionKeyRevoked           AuditAction = "key.revoked"
+)
+
+// AuditActions lists every action, in the order the documentation gives them.
+var AuditActions = []AuditAction{
+	ActionInviteCreated, ActionInviteRevoked, ActionInviteRemoved,
+	ActionAgentLimitsChanged, ActionAgentDailyUsageReset, ActionAgentCreditDetails, ActionAgentTagsChanged,
+	ActionMemberTagsChanged, ActionTeamTagsChanged,
+	ActionTeamCreated, ActionTeamRenamed, ActionTeamLimitChanged, ActionTeamMemberSet, ActionTeamMemberRemoved,
+	ActionAgentStopped, ActionAgentResumed, ActionTeamPaused, ActionTeamResumed,
+	ActionAgentDisabled, ActionAgentEnabled,
+	ActionKeyCreated, ActionKeyUpdated, ActionKeyRevoked,
+}
+
+// Valid reports whether a is one of AuditActions.
+func (a AuditAction) Valid() bool { return slices.Contains(AuditActions, a) }
+
+// ActorType tells who made a change: a key through the API, or the service.
+type ActorType string
+
+// Actor types.
+const (
+	ActorKey    ActorType = "key"
+	ActorSystem ActorType = "system"
+)
+
+// SystemActorName names the part of the service that made a change on its own.
+type SystemActorName string
+
+// The service's own actors.
+const (
+	SystemIngest    SystemActorName = "ingest"
+	SystemScheduler SystemActorName = "scheduler"
+	SystemRetention SystemActorName = "retention"
+)
+
+// Actor is who makes a change, handed explicitly to every store write that
+// records one. A key actor is the API key's id and its owner's user id, and
+// the gateway's id of the request; never the key or its hash.
+type Actor struct {
+	Type      ActorType
+	KeyID     string          // key actors
+	UserID    string          // key actors
+	System    SystemActorName // system actors
+	RequestID string          // key actors: the API Gateway request id
+}
+
+// KeyActor is the actor of a request made by caller, whose gateway request
+// id is requestID.
+func KeyActor(c Caller, requestID string) Actor {
+	return Actor{Type: ActorKey, KeyID: c.KeyID, UserID: c.UserID, RequestID: requestID}
+}
+
+// SystemActor is the service's own actor name.
+func SystemActor(name SystemActorName) Actor { return Actor{Type: ActorSystem, System: name} }
+
+// TargetType is the kind of entity an audit entry is about.
+type TargetType string
+
+// Target types.
+const (
+	TargetInvite TargetType = "invite"
+	TargetAgent  TargetType = "agent"
+	TargetMember TargetType = "member"
+	TargetTeam   TargetType = "team"
+	TargetKey    TargetType = "key"
+)
+
+// AuditTarget is the entity an entry is about.
+type AuditTarget struct {
+	Type TargetType
+	ID   string
+}
+
+// Change is one field's value before and after a change; nil is null (a
+// field that did not exist before, or no longer does after, or a limit
+// that is not set).
+type Change struct {
+	From any `json:"from"`
+	To   any `json:"to"`
+}
+
+// Changes are an entry's changed fields, by their API names.
+type Changes map[string]Change
+
+// AuditEntry is one change, as the audit log lists it.
+type AuditEntry struct {
+	// ID is unique; the store gives an entry without one a fresh id.
+	ID      string
+	At      time.Time
+	Action  AuditAction
+	Actor   Actor
+	Target  AuditTarget
+	Changes Changes
+}
+
+// NewAuditEntry is the entry of action on target by actor at at, with its
+// changes; the store gives it its id when it is written.
+func NewAuditEntry(at time.Time, actor Actor, action AuditAction, target AuditTarget, changes Changes) AuditEntry {
+	if changes == nil {
+		changes = Changes{}
+	}
+	return AuditEntry{At: at.UTC(), Action: action, Actor: actor, Target: target, Changes: changes}
+}
+
+// AuditFilter selects entries of the audit log: every set field must match.
+// Since and Until bound the time half-open, [Since, Until); a zero one does
+// not bound.
+type AuditFilter struct {
+	Action     AuditAction
+	TargetID   string
+	ActorKeyID string
+	Since      time.Time
+	Until      time.Time
+}
+
+// DefaultAuditRetention is how long entries are kept when the configuration
+// says nothing: 400 days, more than a year, so a year's changes can be
+// compared with the year before.
+const DefaultAuditRetention = 400 * 24 * time.Hour
+
+// AuditIDPrefix starts every audit entry id.
+const AuditIDPrefix = "aud_"

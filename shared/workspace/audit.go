@@ -160,3 +160,75 @@ const DefaultAuditRetention = 400 * 24 * time.Hour
 
 // AuditIDPrefix starts every audit entry id.
 const AuditIDPrefix = "aud_"
+
+// AgentStateEntry is the entry of agent id's running state moving from from
+// to to, made by actor at at: agent.resumed when it runs again,
+// agent.stopped when it stops or stays stopped for another reason (a paused
+// agent is stopped by its team's limit). ok is false when the state stands.
+func AgentStateEntry(at time.Time, actor Actor, id string, from, to AgentState) (e AuditEntry, ok bool) {
+	if from == to {
+		return AuditEntry{}, false
+	}
+	action := ActionAgentStopped
+	if to.IsRunning() {
+		action = ActionAgentResumed
+	}
+	changes := Changes{}
+	if from.Status != to.Status {
+		changes["status"] = Change{From: from.Status, To: to.Status}
+	}
+	if from.Reason != to.Reason {
+		changes["statusReason"] = Change{From: nullIfEmpty(from.Reason), To: nullIfEmpty(to.Reason)}
+	}
+	return NewAuditEntry(at, actor, action, AuditTarget{Type: TargetAgent, ID: id}, changes), true
+}
+
+// TeamPauseEntry is the entry of team id's pause moving from from to to,
+// made by actor at at; ok is false when it stands.
+func TeamPauseEntry(at time.Time, actor Actor, id string, from, to bool) (e AuditEntry, ok bool) {
+	if from == to {
+		return AuditEntry{}, false
+	}
+	action := ActionTeamResumed
+	if to {
+		action = ActionTeamPaused
+	}
+	return NewAuditEntry(at, actor, action, AuditTarget{Type: TargetTeam, ID: id}, Changes{"paused": {From: from, To: to}}), true
+}
+
+// LimitChanges are the changes of a credit limit field from from to to
+// (nil: not set); empty when it stands.
+func LimitChanges(field string, from, to *float64) Changes {
+	if sameLimit(from, to) {
+		return Changes{}
+	}
+	return Changes{field: {From: limitValue(from), To: limitValue(to)}}
+}
+
+// Merge adds other's changes to c and returns c.
+func (c Changes) Merge(other Changes) Changes {
+	for k, v := range other {
+		c[k] = v
+	}
+	return c
+}
+
+func sameLimit(a, b *float64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// limitValue is a limit as an entry holds it: a number, or nil for none.
+func limitValue(l *float64) any {
+	if l == nil {
+		return nil
+	}
+	return *l
+}
+
+// nullIfEmpty is s, or nil (null) for "".
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -20,7 +20,7 @@ type Store interface {
 	CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error)
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
 	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)
-	SetCreditDetails(ctx context.Context, ws, teamScope string, ids []string, show bool) []workspace.DisplayOutcome
+	SetCreditDetails(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, show bool, now time.Time) []workspace.DisplayOutcome
 	// Member reads a key owner's member item, for their role in a team
 	// (workspace.CanChangeTeam); only for callers who are not workspace admins.
 	Member(ctx context.Context, ws, userID string) (workspace.Member, error)
@@ -40,7 +40,7 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("PUT /workspaceapi/teams/{teamId}/credit-limit", setTeamLimit(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/usage", agentUsage(d.Store, d.Clock))
-	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store))
+	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store, d.Clock))
 	return mux
 }
 

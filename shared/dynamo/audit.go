@@ -118,6 +118,18 @@ func (s *Store) AuditPuts(ws string, entries ...workspace.AuditEntry) ([]types.T
 	return puts, nil
 }
 
+// transactAudited runs the transaction of a change, items, with the Puts of
+// the entries that record it appended last (so the indexes of failed
+// conditions are the items' own): the change and its entries land together
+// or not at all. Results as transact.
+func (s *Store) transactAudited(ctx context.Context, ws string, items []types.TransactWriteItem, entries ...workspace.AuditEntry) (failed []int, err error) {
+	puts, err := s.AuditPuts(ws, entries...)
+	if err != nil {
+		return nil, err
+	}
+	return s.transact(ctx, append(items, puts...))
+}
+
 // fixedClock tells one time: an entry's id carries the entry's own time.
 type fixedClock time.Time
 

@@ -284,8 +284,8 @@ func TestATagWriteThatKeepsLosingReportsTheTagsKept(t *testing.T) {
 	losing := &dynamolocal.LosingUpdates{}
 	w := newCreditWorld(t, losing.Option())
 	losing.On.Store(true)
-	outs, err := w.store.SetTags(context.Background(), "ws1", workspace.TaggableAgent, "", []string{"a1"},
-		workspace.TagChange{Mode: workspace.TagModeAdd, Tags: []string{"new"}})
+	outs, err := w.store.SetTags(context.Background(), workspace.KeyActor(workspace.Caller{KeyID: "key_1", UserID: "u1"}, "req-1"), "ws1", workspace.TaggableAgent, "", []string{"a1"},
+		workspace.TagChange{Mode: workspace.TagModeAdd, Tags: []string{"new"}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

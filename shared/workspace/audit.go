@@ -232,3 +232,15 @@ func nullIfEmpty(s string) any {
 	}
 	return s
 }
+
+// TagsAction is the action of a change to the tags of an entity of kind k,
+// and the entity's target type.
+func (k Taggable) TagsAction() (AuditAction, TargetType) {
+	switch k {
+	case TaggableMember:
+		return ActionMemberTagsChanged, TargetMember
+	case TaggableTeam:
+		return ActionTeamTagsChanged, TargetTeam
+	}
+	return ActionAgentTagsChanged, TargetAgent
+}

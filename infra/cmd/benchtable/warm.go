@@ -58,8 +58,8 @@ var budgets = map[string]budget{
 	"GET /workspaceapi/teams/{teamId}":                      {3, "the team and its state, a Query of its members and one of its agents"},
 	"PATCH /workspaceapi/teams/{teamId}":                    {5, "the team and the workspace, a transaction when the name changes, then the team as GET reads it (3)"},
 	"PUT /workspaceapi/teams/{teamId}/credit-limit":         {3, "one read, one transaction, one read of usage after it (shared/credits team tests)"},
-	"DELETE /workspaceapi/teams/{teamId}/members/{userId}":  {1, "one transaction: the membership and the member's teams"},
-	"PUT /workspaceapi/teams/{teamId}/members/{userId}":     {1, "one transaction: the membership and the member's teams"},
+	"DELETE /workspaceapi/teams/{teamId}/members/{userId}":  {2, "a BatchGetItem of the team, the workspace and the member (the role before), one transaction: the membership, the member's teams and the audit entry"},
+	"PUT /workspaceapi/teams/{teamId}/members/{userId}":     {2, "a BatchGetItem of the team, the workspace and the member (the role before), one transaction: the membership, the member's teams and the audit entry"},
 }
 
 // warmPlan is the request of every route of the template, in groups whose

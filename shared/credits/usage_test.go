@@ -28,7 +28,7 @@ type usageBody struct {
 // useAt records credits of agent at time at, as the ingest function would then.
 func useAt(t *testing.T, env *apitest.Env, agent string, credits float64, at time.Time) {
 	t.Helper()
-	rep := env.Store.ApplyUsage(t.Context(), []workspace.Usage{{
+	rep := env.Store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 		EventID: fmt.Sprintf("ev_%s_%d", agent, at.UnixNano()), WorkspaceID: "ws_a", AgentID: agent, Credits: credits, OccurredAt: at,
 	}}, at)
 	for _, err := range rep.Errs {

@@ -347,7 +347,7 @@ func (u monthUsage) storedAtLeast(attr string) expression.ConditionBuilder {
 // settleAgent applies usage's effect to agent a (workspace.SettleAgent). On
 // a lost race it reads the agent's standing again and decides again. It
 // returns the transition it made, if any.
-func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standings) (*workspace.Transition, error) {
+func (s *Store) settleAgent(ctx context.Context, by workspace.Actor, a workspace.Agent, st *standings) (*workspace.Transition, error) {
 	r := refOf(a)
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
@@ -359,7 +359,8 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 		if !ch.Write {
 			return nil, nil
 		}
-		err = s.writeVersioned(ctx, agentStateWrite(r, ch.To, sd.version, st.now), agentPremises(a, sd.usage, ch.Premises, st.now)...)
+		err = s.writeVersioned(ctx, r.ws, agentStateWrite(r, ch.To, sd.version, st.now), agentPremises(a, sd.usage, ch.Premises, st.now),
+			entriesIf(workspace.AgentStateEntry(st.now, by, r.agent, sd.Credit.Own, ch.To))...)
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: ch.To}, nil
 		}
@@ -380,7 +381,7 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 // settleTeam applies usage's effect to team (ws, team) (workspace.SettleTeam).
 // On a lost race it reads again. It returns the transition it made, if any,
 // and whether the team is paused after it.
-func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) (*workspace.Transition, bool, error) {
+func (s *Store) settleTeam(ctx context.Context, by workspace.Actor, ws, team string, st *standings) (*workspace.Transition, bool, error) {
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
 		ts, err := st.team(ws, team)
@@ -391,7 +392,8 @@ func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) 
 		if !ch.Write {
 			return nil, ch.Paused, nil
 		}
-		err = s.writeVersioned(ctx, teamStateWrite(ws, team, true, ts.version, st.now), teamPremises(ws, team, ts.Limit, ch.Premises)...)
+		err = s.writeVersioned(ctx, ws, teamStateWrite(ws, team, true, ts.version, st.now), teamPremises(ws, team, ts.Limit, ch.Premises),
+			entriesIf(workspace.TeamPauseEntry(st.now, by, team, ts.Paused, true))...)
 		if err == nil {
 			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
 				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, true, nil

@@ -23,7 +23,7 @@ import (
 // held for that period, so a second run, or a run racing a limit change,
 // changes nothing more; a run after missed days catches up, since every
 // earlier period sorts before now's.
-func (s *Store) ResumeDue(ctx context.Context, now time.Time) ([]workspace.Transition, error) {
+func (s *Store) ResumeDue(ctx context.Context, by workspace.Actor, now time.Time) ([]workspace.Transition, error) {
 	var all []workspace.Transition
 	var errs []error
 	for _, index := range []struct{ prefix, reason string }{
@@ -32,7 +32,7 @@ func (s *Store) ResumeDue(ctx context.Context, now time.Time) ([]workspace.Trans
 		{resumeTeam, workspace.ReasonTeamLimit},
 	} {
 		for shard := range resumeShards {
-			trs, err := s.resumeShard(ctx, fmt.Sprintf("%s%d", index.prefix, shard), index.reason, now)
+			trs, err := s.resumeShard(ctx, by, fmt.Sprintf("%s%d", index.prefix, shard), index.reason, now)
 			all = append(all, trs...)
 			if err != nil {
 				errs = append(errs, err)
@@ -44,7 +44,7 @@ func (s *Store) ResumeDue(ctx context.Context, now time.Time) ([]workspace.Trans
 
 // resumeShard resumes the entries of one resume-index partition, of holds
 // for reason, whose period is over (workspace.HoldEnded), a page at a time.
-func (s *Store) resumeShard(ctx context.Context, pk, reason string, now time.Time) ([]workspace.Transition, error) {
+func (s *Store) resumeShard(ctx context.Context, by workspace.Actor, pk, reason string, now time.Time) ([]workspace.Transition, error) {
 	e, err := build(expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
 		And(expression.Key(attrGSI2SK).LessThan(expression.Value(workspace.HoldPeriod(reason, now))))))
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Store) resumeShard(ctx context.Context, pk, reason string, now time.Tim
 		g.SetLimit(batchConcurrency)
 		for i, raw := range page.Items {
 			g.Go(func() error {
-				trs[i], pageErrs[i] = s.resumeOne(ctx, raw, reason, now)
+				trs[i], pageErrs[i] = s.resumeOne(ctx, by, raw, reason, now)
 				return nil
 			})
 		}
@@ -89,7 +89,7 @@ func (s *Store) resumeShard(ctx context.Context, pk, reason string, now time.Tim
 // workspace.ResumeTeam). The write is conditioned on the entity still being
 // held for the same period at the version read, so a second run, or a run
 // racing usage or a limit change, changes nothing more.
-func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time.Time) (*workspace.Transition, error) {
+func (s *Store) resumeOne(ctx context.Context, by workspace.Actor, raw item, reason string, now time.Time) (*workspace.Transition, error) {
 	var entity struct {
 		Entity      string `dynamodbav:"entity"`
 		GSI2PK      string `dynamodbav:"GSI2PK"`
@@ -107,7 +107,7 @@ func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time
 	heldFor := expression.Name(attrPeriod).Equal(expression.Value(entity.Period)).
 		And(expression.Name(attrGSI2PK).Equal(expression.Value(entity.GSI2PK)))
 	if entity.Entity == typeTeamState {
-		return s.resumeTeam(ctx, entity.WorkspaceID, entity.TeamID, heldFor, now)
+		return s.resumeTeam(ctx, by, entity.WorkspaceID, entity.TeamID, heldFor, now)
 	}
 	r := agentRef{ws: entity.WorkspaceID, agent: entity.AgentID}
 	st, err := s.readStandings(ctx, []agentRef{r}, now, readOpts{agents: true})
@@ -128,7 +128,8 @@ func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time
 	ch := workspace.ResumeAgent(sd.AgentStanding, found)
 	w := agentStateWrite(r, ch.To, sd.version, now)
 	w.cond = heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(w.cond)
-	err = s.writeVersioned(ctx, w, agentPremises(a, sd.usage, ch.Premises, now)...)
+	err = s.writeVersioned(ctx, r.ws, w, agentPremises(a, sd.usage, ch.Premises, now),
+		entriesIf(workspace.AgentStateEntry(now, by, r.agent, sd.Credit.Own, ch.To))...)
 	if !ch.To.IsRunning() {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err
@@ -138,7 +139,7 @@ func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time
 
 // resumeTeam settles team (ws, team), held by heldFor, anew for now's month
 // (workspace.ResumeTeam).
-func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor expression.ConditionBuilder, now time.Time) (*workspace.Transition, error) {
+func (s *Store) resumeTeam(ctx context.Context, by workspace.Actor, ws, team string, heldFor expression.ConditionBuilder, now time.Time) (*workspace.Transition, error) {
 	st, err := s.readTeamStanding(ctx, ws, team, now)
 	if err != nil {
 		return nil, err
@@ -150,7 +151,8 @@ func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor express
 	ch := workspace.ResumeTeam(ts.TeamStanding)
 	w := teamStateWrite(ws, team, ch.Paused, ts.version, now)
 	w.cond = heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(w.cond)
-	err = s.writeVersioned(ctx, w, teamPremises(ws, team, ts.Limit, ch.Premises)...)
+	err = s.writeVersioned(ctx, ws, w, teamPremises(ws, team, ts.Limit, ch.Premises),
+		entriesIf(workspace.TeamPauseEntry(now, by, team, true, ch.Paused))...)
 	if ch.Paused {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err

@@ -189,21 +189,22 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (
 	}
 }
 
-// writeVersioned runs a conditional update of a state item, with checks of
-// the premises its decision was taken on (the limits, the usage), as one
-// transaction (so conflicts are retried like every transaction's) and
-// returns errStale when a condition failed.
+// writeVersioned runs a conditional update of a state item of workspace ws,
+// with checks of the premises its decision was taken on (the limits, the
+// usage) and the Puts of the entries that record it, as one transaction (so
+// conflicts are retried like every transaction's) and returns errStale when
+// a condition failed.
 //
 // The checks are needed because a BatchGetItem is not a snapshot: it may
 // return a limit from before a limit change's transaction and the state from
 // after it, and the state's version alone would then let a decision taken on
 // the old limit through.
-func (s *Store) writeVersioned(ctx context.Context, w write, premises ...premise) error {
+func (s *Store) writeVersioned(ctx context.Context, ws string, w write, premises []premise, entries ...workspace.AuditEntry) error {
 	items, err := s.decisionTx([]write{w}, premises)
 	if err != nil {
 		return err
 	}
-	failed, err := s.transact(ctx, items)
+	failed, err := s.transactAudited(ctx, ws, items, entries...)
 	if err != nil {
 		return err
 	}

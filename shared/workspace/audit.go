@@ -244,3 +244,23 @@ func (k Taggable) TagsAction() (AuditAction, TargetType) {
 	}
 	return ActionAgentTagsChanged, TargetAgent
 }
+
+// AuditEntries are the entries that record c, a write to agent a decided on
+// standing sd, made by by at at: agent.daily_usage_reset (creditsToday to
+// 0) or agent.limits_changed (the limits that changed), then agent.stopped or
+// agent.resumed when the agent's own running state moves.
+func (c AgentChange) AuditEntries(at time.Time, by Actor, a Agent, sd AgentStanding) []AuditEntry {
+	target := AuditTarget{Type: TargetAgent, ID: a.ID}
+	var entries []AuditEntry
+	if c.ResetToday {
+		entries = append(entries, NewAuditEntry(at, by, ActionAgentDailyUsageReset, target,
+			Changes{"creditsToday": {From: sd.Credit.Position.Today, To: 0.0}}))
+	} else if changes := LimitChanges("dailyCreditLimit", a.DailyCreditLimit, c.Daily).
+		Merge(LimitChanges("monthlyCreditLimit", a.MonthlyCreditLimit, c.Monthly)); len(changes) > 0 {
+		entries = append(entries, NewAuditEntry(at, by, ActionAgentLimitsChanged, target, changes))
+	}
+	if e, ok := AgentStateEntry(at, by, a.ID, sd.Credit.Own, c.To); ok {
+		entries = append(entries, e)
+	}
+	return entries
+}

@@ -260,7 +260,7 @@ func (b *bench) loadUsage(ctx context.Context, now time.Time) error {
 		go func() {
 			defer wg.Done()
 			for batch := range batches {
-				for _, err := range b.loader.ApplyUsage(ctx, batch, now).Errs {
+				for _, err := range b.loader.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), batch, now).Errs {
 					if err != nil {
 						select {
 						case errs <- err:

@@ -264,3 +264,34 @@ func (c AgentChange) AuditEntries(at time.Time, by Actor, a Agent, sd AgentStand
 	}
 	return entries
 }
+
+// CreatedEntry is the invite.created entry of inv, made by by at at: the
+// address, the role, the teams, the expiry and the status, each from null.
+func (inv Invitation) CreatedEntry(at time.Time, by Actor) AuditEntry {
+	teams := make([]any, len(inv.Groups))
+	for i, g := range inv.Groups {
+		teams[i] = map[string]any{"teamId": g.GroupID, "role": g.Role}
+	}
+	return NewAuditEntry(at, by, ActionInviteCreated, AuditTarget{Type: TargetInvite, ID: inv.ID}, Changes{
+		"email":     {From: nil, To: inv.Email},
+		"role":      {From: nil, To: inv.Role},
+		"teams":     {From: nil, To: teams},
+		"expiresAt": {From: nil, To: FormatTime(inv.ExpiresAt)},
+		"status":    {From: nil, To: inv.Status(at)},
+	})
+}
+
+// RevokedEntry is the invite.revoked entry of inv, made by by at at: its
+// status, pending or expired, to revoked.
+func (inv Invitation) RevokedEntry(at time.Time, by Actor) AuditEntry {
+	return NewAuditEntry(at, by, ActionInviteRevoked, AuditTarget{Type: TargetInvite, ID: inv.ID},
+		Changes{"status": {From: inv.Status(at), To: "revoked"}})
+}
+
+// RemovedInvitationEntry is the invite.removed entry of invitation id, which
+// the table's time to live removed once its retention period had passed:
+// its status, expired, to null. by is the retention function.
+func RemovedInvitationEntry(at time.Time, by Actor, id string) AuditEntry {
+	return NewAuditEntry(at, by, ActionInviteRemoved, AuditTarget{Type: TargetInvite, ID: id},
+		Changes{"status": {From: "expired", To: nil}})
+}

@@ -46,7 +46,7 @@ var budgets = map[string]budget{
 	"GET /workspaceapi/agents/{agentId}/promotion-requests": {1, "the agent (GetItem)"},
 	"GET /workspaceapi/agents/{agentId}/usage":              {2, "the agent, a Query of its usage (shared/credits tests)"},
 	"GET /workspaceapi/credits":                             {3, "a Query of the teams and one of the agents, a BatchGetItem per 100 standings (README: 10 agents, 3)"},
-	"DELETE /workspaceapi/invites":                          {2, "a BatchGetItem, a transaction per 49 invitations (shared/invites tests)"},
+	"DELETE /workspaceapi/invites":                          {2, "a BatchGetItem, a transaction per 33 invitations (shared/invites tests)"},
 	"GET /workspaceapi/invites":                             {1, "one Query (shared/invites tests)"},
 	"POST /workspaceapi/invites":                            {4, "createInviteBudget (shared/invites tests)"},
 	"GET /workspaceapi/members":                             {1, "one Query (shared/members tests)"},

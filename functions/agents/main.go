@@ -2,7 +2,6 @@
 package main
 
 import (
-	"context"
 	"log"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -18,7 +17,7 @@ func main() {
 }
 
 func run() error {
-	env, err := platform.Load(context.Background())
+	env, err := platform.Load()
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"log"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -19,7 +18,7 @@ func main() {
 }
 
 func run() error {
-	env, err := platform.Load(context.Background())
+	env, err := platform.Load()
 	if err != nil {
 		return err
 	}

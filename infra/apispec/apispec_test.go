@@ -73,6 +73,7 @@ func TestOperations(t *testing.T) {
 	got := apispec.Operations(loadDoc(t))
 	want := []string{
 		"DELETE /workspaceapi/invites",
+		"DELETE /workspaceapi/keys/{keyId}",
 		"DELETE /workspaceapi/teams/{teamId}/members/{userId}",
 		"GET /agents/{agentId}",
 		"GET /workspaceapi/agents",
@@ -85,16 +86,20 @@ func TestOperations(t *testing.T) {
 		"GET /workspaceapi/agents/{agentId}/usage",
 		"GET /workspaceapi/audit-log",
 		"GET /workspaceapi/credits",
+		"GET /workspaceapi/credits/export",
 		"GET /workspaceapi/invites",
+		"GET /workspaceapi/keys",
 		"GET /workspaceapi/members",
 		"GET /workspaceapi/teams",
 		"GET /workspaceapi/teams/{teamId}",
+		"PATCH /workspaceapi/keys/{keyId}",
 		"PATCH /workspaceapi/teams/{teamId}",
 		"POST /workspaceapi/agents/credit-details",
 		"POST /workspaceapi/agents/credit-limits",
 		"POST /workspaceapi/agents/daily-usage/reset",
 		"POST /workspaceapi/agents/tags",
 		"POST /workspaceapi/invites",
+		"POST /workspaceapi/keys",
 		"POST /workspaceapi/members/tags",
 		"POST /workspaceapi/teams",
 		"POST /workspaceapi/teams/tags",
@@ -174,7 +179,31 @@ func TestOperationConventions(t *testing.T) {
 						t.Errorf("parameter %s has no description", p.Value.Name)
 					}
 				}
+				if method != http.MethodGet {
+					checkIdempotencyKey(t, op)
+				}
 			})
+		}
+	}
+}
+
+// checkIdempotencyKey holds a write operation to the idempotency-key rules
+// (docs/idempotency.md): it takes the header, documents its 409 and 422, and
+// its success answers say when they are replayed.
+func checkIdempotencyKey(t *testing.T, op *openapi3.Operation) {
+	t.Helper()
+	const param = "#/components/parameters/IdempotencyKey"
+	if !slices.ContainsFunc(op.Parameters, func(p *openapi3.ParameterRef) bool { return p.Ref == param }) {
+		t.Errorf("a write without the %s parameter", param)
+	}
+	for _, code := range []string{"409", "422"} {
+		if op.Responses.Value(code) == nil {
+			t.Errorf("a write without a %s response (idempotency keys)", code)
+		}
+	}
+	for _, code := range op.Responses.Keys() {
+		if code[0] == '2' && op.Responses.Value(code).Value.Headers["Idempotent-Replayed"] == nil {
+			t.Errorf("response %s does not declare the Idempotent-Replayed header", code)
 		}
 	}
 }
@@ -351,8 +380,8 @@ func TestValidateResponse(t *testing.T) {
 		},
 		{
 			name: "undocumented status", method: http.MethodPost,
-			target: "/workspaceapi/invites", status: 409, header: jsonHeader(),
-			body: `{"error": "conflict"}`, wantErr: "not documented",
+			target: "/workspaceapi/invites", status: 418, header: jsonHeader(),
+			body: `{"error": "teapot"}`, wantErr: "not documented",
 		},
 		{
 			name: "status documented for another operation only", method: http.MethodGet,

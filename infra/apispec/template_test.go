@@ -15,17 +15,21 @@ import (
 	"go/parser"
 	"go/token"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentplatform/workspaceapi/infra/apispec"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 const (
@@ -438,6 +442,36 @@ func TestFunctionsSettings(t *testing.T) {
 				t.Errorf("Metadata.BuildMethod: got %q, want %q", got, "makefile")
 			}
 		})
+	}
+}
+
+// TestWriteFunctionsEndWithinTheIdempotencyLease holds every function that
+// serves a write route to a Timeout shorter than the lease of an idempotency
+// key (docs/idempotency.md): a request still running always holds its key,
+// so a repeat can never run beside it.
+func TestWriteFunctionsEndWithinTheIdempotencyLease(t *testing.T) {
+	tpl := loadTemplate(t)
+	writers := map[string]bool{}
+	for route, events := range templateRoutes(t, tpl) {
+		if !strings.HasPrefix(route, http.MethodGet+" ") {
+			for _, ev := range events {
+				writers[strings.SplitN(ev, ".", 2)[0]] = true
+			}
+		}
+	}
+	if len(writers) == 0 {
+		t.Fatal("no function serves a write route")
+	}
+	for fnID := range writers {
+		text, ok := functionSetting(tpl, fnID, "Timeout")
+		seconds, err := strconv.Atoi(text)
+		if !ok || err != nil {
+			t.Errorf("%s: Timeout %q (own or Globals.Function) is not a literal number of seconds", fnID, text)
+			continue
+		}
+		if lease := workspace.IdempotencyLease; time.Duration(seconds)*time.Second >= lease {
+			t.Errorf("%s: Timeout %d s, want less than the idempotency lease (%v)", fnID, seconds, lease)
+		}
 	}
 }
 

@@ -84,8 +84,9 @@ type Options struct {
 	// Conflicts, when set, cancels a share of the functions' transactions
 	// with TransactionConflict, as real DynamoDB does under contention.
 	Conflicts *dynamolocal.ConflictInjector
-	// OwnDynamoDB runs the Env on a DynamoDB Local of its own (benchmarks
-	// with large tables), not the one the test binary shares.
+	// OwnDynamoDB runs the Env on a DynamoDB Local of its own (tests with
+	// large tables), not the one the test binary shares. Every benchmark
+	// has one whatever this says (dynamolocal.Endpoint).
 	OwnDynamoDB bool
 	// FunctionOptions, when set, adds client options to one function's
 	// DynamoDB client (by logical id): each function then has a client of
@@ -171,8 +172,9 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	ctx := context.Background()
 	funcTrips, authTrips := &tableops.RoundTrips{}, &tableops.RoundTrips{}
+	// A benchmark always has an instance of its own (dynamolocal.Endpoint).
 	endpoint := dynamolocal.Endpoint(t)
-	if o.OwnDynamoDB {
+	if _, bench := t.(*testing.B); o.OwnDynamoDB && !bench {
 		endpoint = dynamolocal.Own(t)
 	}
 	loader := dynamolocal.NewClientAt(t, endpoint, nil)
@@ -216,9 +218,9 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	fns := stack.Functions(deps)
 	ttl := o.AuthorizerTTL
-	gw, err := localgw.New(tmpl, fns, localgw.Options{
+	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{
 		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler),
-	})
+	}))
 	if err != nil {
 		t.Fatalf("gateway: %v", err)
 	}
@@ -368,4 +370,23 @@ func CheckErrorBody(t testing.TB, header http.Header, body []byte) {
 	if len(fields) != 1 || !ok || msg == "" {
 		t.Errorf("error body = %s, want exactly {\"error\": \"<message>\"}", body)
 	}
+}
+
+// Parallel runs f(0..n-1) at once, released together, and returns what
+// each returned: for tests of requests that race.
+func Parallel[T any](n int, f func(i int) T) []T {
+	out := make([]T, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i] = f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return out
 }

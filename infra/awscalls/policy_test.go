@@ -19,6 +19,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 )
 
@@ -54,7 +55,8 @@ func fakeSES(t *testing.T) *httptest.Server {
 // It walks the paths that reach storage differently: lists and their pages,
 // team-scoped keys (which read indexes), limits that stop and pause and
 // their lifting, seat refusals, batches with unknown ids, every ingest event
-// type, a scheduler run that resumes, and a TTL removal.
+// type, a scheduler run that resumes, a TTL removal, and a write with an
+// Idempotency-Key and its repeat in every function that serves writes.
 func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	rec := &awscalls.Recorder{}
 	ses := fakeSES(t)
@@ -122,6 +124,12 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("GET", "/workspaceapi/credits", adminKey, "", 200)
 	do("GET", "/workspaceapi/credits?month=2026-10", adminKey, "", 200)
+	// The usage export: the workspace's month listings (GSI1), a team's
+	// (GSI2, for a team-scoped key), and the names of the rows.
+	for _, key := range []string{adminKey, teamKey} {
+		do("GET", "/workspaceapi/credits/export?from=2026-10-01&to=2026-11-21", key, "", 200)
+		do("GET", "/workspaceapi/credits/export?from=2026-10-01&to=2026-11-21&groupBy=team", key, "", 200)
+	}
 	do("POST", "/workspaceapi/agents/credit-details", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"], "showTokenOptimisationInfo": true}`, 200)
 
 	// Teams and their members.
@@ -142,6 +150,16 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", creatorKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("PATCH", "/workspaceapi/teams/team_support", creatorKey, `{"name": "Mine"}`, 403)
 
+	// API keys: create (workspace-wide and team-scoped), use (the
+	// authorizer records its first use), list, disable, enable, revoke.
+	var key struct{ ID, Key string }
+	do("POST", "/workspaceapi/keys", adminKey, `{"name": "Session", "scopes": ["read"]}`, 201).JSON(t, &key)
+	do("POST", "/workspaceapi/keys", adminKey, `{"name": "Session team", "scopes": ["read"], "teamId": "team_support"}`, 201)
+	do("GET", "/workspaceapi/keys", key.Key, "", 200)
+	do("PATCH", "/workspaceapi/keys/"+key.ID, adminKey, `{"disabled": true}`, 200)
+	do("PATCH", "/workspaceapi/keys/"+key.ID, adminKey, `{"name": "Session 2", "disabled": false}`, 200)
+	do("DELETE", "/workspaceapi/keys/"+key.ID, adminKey, "", 204)
+
 	// Members, whole, paged and team-scoped.
 	do("GET", "/workspaceapi/members", adminKey, "", 200)
 	do("GET", "/workspaceapi/members?limit=3", adminKey, "", 200)
@@ -155,6 +173,25 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		do("POST", "/workspaceapi/"+kind+"/tags", adminKey, `{"ids": ["`+ids+`"], "tags": ["a", "b"], "mode": "set"}`, 200)
 	}
 	do("POST", "/workspaceapi/agents/tags", teamKey, `{"ids": ["agt_support_triage"], "tags": ["team"]}`, 200)
+
+	// Idempotency keys: in every function that serves writes, a write with
+	// the header claims its key and keeps its answer, and its repeat reads
+	// the kept answer back (docs/idempotency.md).
+	for _, w := range []struct{ method, path, body string }{
+		{"POST", "/workspaceapi/invites", `{"email": "idem@acme.example", "role": "member"}`},
+		{"POST", "/workspaceapi/agents/credit-details", `{"ids": ["agt_support_triage"], "showTokenOptimisationInfo": false}`},
+		{"PATCH", "/workspaceapi/teams/team_platform", `{"name": "Platform Team"}`},
+		{"POST", "/workspaceapi/agents/tags", `{"ids": ["agt_onboarding"], "tags": ["idem"]}`},
+		{"POST", "/workspaceapi/keys", `{"name": "Idempotent", "scopes": ["read"]}`},
+	} {
+		headers := map[string]string{"Authorization": "Bearer " + adminKey, httpapi.IdempotencyKeyHeader: "session-" + w.path}
+		first := env.DoRaw(t, w.method, w.path, headers, w.body)
+		again := env.DoRaw(t, w.method, w.path, headers, w.body)
+		if first.Status >= 500 || again.Header.Get(httpapi.IdempotentReplayedHeader) != "true" {
+			t.Fatalf("%s %s with an Idempotency-Key: %d %s, then %d %s, want the first answer replayed",
+				w.method, w.path, first.Status, first.Body, again.Status, again.Body)
+		}
+	}
 	do("GET", "/workspaceapi/credits", creatorKey, "", 200)
 
 	// Ingest: every event type, a duplicate and a malformed record.

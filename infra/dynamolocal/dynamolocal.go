@@ -22,7 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 )
 
 // PackageDir is where the Makefile installs the npm package, relative to the
@@ -136,7 +136,7 @@ func start(ctx context.Context, opts Options) (*Instance, error) {
 	defer cancel()
 	// A bare client: the service's own (dynamo.ClientFromConfig) would log
 	// every refused probe as a storage outage while Java starts.
-	cfg, err := dynamo.LoadAWSConfig(ctx, inst.Endpoint)
+	cfg, err := tableops.LoadAWSConfig(ctx, inst.Endpoint)
 	if err != nil {
 		_ = inst.Stop()
 		return nil, err

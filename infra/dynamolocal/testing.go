@@ -25,8 +25,18 @@ var (
 // Endpoint returns the DynamoDB Local endpoint tests use: $DYNAMODB_ENDPOINT
 // when set, else one in-memory instance started for the whole test binary. It
 // fails the test, never skips it, when DynamoDB Local cannot run.
+//
+// A benchmark gets an instance of its own (Own), whatever the environment:
+// DynamoDB Local answers more slowly once it has served load (its p50 of a
+// transaction about doubles after eight tables were created, loaded and
+// dropped, on the tables created after as on those created before), so a
+// benchmark measured on a shared instance would measure the tests and
+// benchmarks that ran before it.
 func Endpoint(t testing.TB) string {
 	t.Helper()
+	if b, ok := t.(*testing.B); ok {
+		return benchEndpoint(b)
+	}
 	if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
 		return ep
 	}
@@ -57,8 +67,9 @@ func NewClient(t testing.TB, rt *tableops.RoundTrips, more ...func(*dynamodb.Opt
 }
 
 // Own starts a DynamoDB Local for t alone and stops it when t ends; it
-// returns its endpoint. Benchmarks with large tables use it: one instance
-// slows down after large tables were dropped in it.
+// returns its endpoint. Every benchmark uses one (Endpoint), and so do tests
+// with large tables: one instance slows down after load, large tables
+// dropped in it above all.
 func Own(t testing.TB) string {
 	t.Helper()
 	inst, err := Start(context.Background(), Options{})
@@ -67,6 +78,22 @@ func Own(t testing.TB) string {
 	}
 	t.Cleanup(func() { _ = inst.Stop() })
 	return inst.Endpoint
+}
+
+// benchEndpoints holds each running benchmark's own instance, so that every
+// client and table of one benchmark is on the same one.
+var benchEndpoints sync.Map // *testing.B -> endpoint
+
+// benchEndpoint returns b's own instance, started on first use.
+func benchEndpoint(b *testing.B) string {
+	b.Helper()
+	if ep, ok := benchEndpoints.Load(b); ok {
+		return ep.(string)
+	}
+	ep := Own(b)
+	benchEndpoints.Store(b, ep)
+	b.Cleanup(func() { benchEndpoints.Delete(b) })
+	return ep
 }
 
 // TestBounds are the storage bounds of test clients (NewClientAt).
@@ -101,7 +128,7 @@ func configFor(endpoint string) (aws.Config, error) {
 	if cfg, ok := configs.Load(endpoint); ok {
 		return cfg.(aws.Config), nil
 	}
-	cfg, err := dynamo.LoadAWSConfig(context.Background(), endpoint)
+	cfg, err := tableops.LoadAWSConfig(context.Background(), endpoint)
 	if err != nil {
 		return aws.Config{}, err
 	}

@@ -18,6 +18,10 @@ import (
 type authCache struct {
 	mu      sync.Mutex
 	entries map[string]authCacheEntry
+	// gen counts flushes: an answer obtained before a flush is not cached
+	// after it, so a request racing a revoke cannot put the revoked key's
+	// answer back.
+	gen uint64
 }
 
 type authCacheEntry struct {
@@ -35,15 +39,32 @@ func (c *authCache) get(key string, now time.Time) (*authorizerOutput, bool) {
 	return e.output, true
 }
 
-func (c *authCache) put(key string, out *authorizerOutput, expires, now time.Time) {
+func (c *authCache) generation() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.gen
+}
+
+func (c *authCache) put(key string, out *authorizerOutput, expires, now time.Time, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	for k, e := range c.entries { // drop expired entries so the map stays small
 		if !now.Before(e.expires) {
 			delete(c.entries, k)
 		}
 	}
 	c.entries[key] = authCacheEntry{output: out, expires: expires}
+}
+
+// flush drops every cached answer.
+func (c *authCache) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
+	c.gen++
 }
 
 // authorize runs the route's authorizer for a request, or answers its cached
@@ -67,6 +88,7 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 		out, cached = g.cache.get(key, start)
 	}
 	if !cached {
+		gen := g.cache.generation()
 		payload, err := json.Marshal(g.authorizerEvent(req))
 		if err != nil { // the event holds only strings and maps of strings
 			g.logger.Error("authorizer event", "requestId", req.id, "error", err)
@@ -87,7 +109,7 @@ func (g *Gateway) authorize(ctx context.Context, req *request, spec authorizerSp
 			return nil, "", &gatewayError{responseType: authorizerFailure}
 		}
 		if ttl > 0 {
-			g.cache.put(key, out, start.Add(ttl), start)
+			g.cache.put(key, out, start.Add(ttl), start, gen)
 		}
 	}
 

@@ -48,6 +48,12 @@ type Options struct {
 	Region, AccountID, APIID string
 	Logger                   *slog.Logger     // default slog.Default()
 	Now                      func() time.Time // default time.Now; for the authorizer cache and requestTimeEpoch
+	// FlushAuthorizerCacheOn names routes ("PATCH /path/{id}", as
+	// Route.String writes them) whose successful (2xx) answer empties the
+	// authorizer cache: those that revoke or disable a key, which must stop
+	// working at once locally. API Gateway keeps serving its cached answers
+	// for up to the cache's TTL; this is the local runner's one deviation.
+	FlushAuthorizerCacheOn []string
 }
 
 // Gateway serves a template's API over HTTP like the deployed API Gateway REST
@@ -62,6 +68,7 @@ type Gateway struct {
 	apiID         string
 	authorizerTTL *time.Duration
 	cache         *authCache
+	flushOn       []string
 	logger        *slog.Logger
 	now           func() time.Time
 	limits        limits
@@ -103,6 +110,7 @@ func New(t *Template, functions map[string]Factory, opts Options) (*Gateway, err
 		apiID:         cmp.Or(opts.APIID, "local"),
 		authorizerTTL: opts.AuthorizerTTL,
 		cache:         &authCache{entries: map[string]authCacheEntry{}},
+		flushOn:       slices.Clone(opts.FlushAuthorizerCacheOn),
 		logger:        opts.Logger,
 		now:           opts.Now,
 		limits: limits{
@@ -242,6 +250,9 @@ func (g *Gateway) serveAPI(r *http.Request, id string) *response {
 	}
 	res.header.Set("x-amzn-RequestId", id)
 	res.function = rt.FunctionID
+	if res.status >= 200 && res.status < 300 && slices.Contains(g.flushOn, rt.Route.String()) {
+		g.cache.flush()
+	}
 	return res
 }
 

@@ -318,7 +318,7 @@ func TestBase64RequestBodyReachesAHandlerDecoded(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
-		"AuthorizerFunction": allowAll().handler(), "InvitesFunction": lambda.NewHandler(httpapi.Lambda(h)),
+		"AuthorizerFunction": allowAll().handler(), "InvitesFunction": lambda.NewHandler(httpapi.Lambda(h, httpapi.ReadOnly)),
 	}, localgw.Options{})
 	header := withKey()
 	header["Content-Type"] = "application/json"

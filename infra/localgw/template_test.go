@@ -12,14 +12,14 @@ import (
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {
 	tmpl := loadTemplate(t)
-	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuditFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "IngestFunction", "InvitesFunction", "MembersFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
+	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuditFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "IngestFunction", "InvitesFunction", "KeysFunction", "MembersFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
 		t.Errorf("FunctionIDs: got %q, want %q", got, want)
 	}
 	if got := tmpl.Stage(); got != "v1" {
 		t.Errorf("Stage: got %q, want v1", got)
 	}
-	if got, ok := tmpl.ParameterDefault("AuthorizerCacheTtl"); !ok || got != "300" {
-		t.Errorf("ParameterDefault(AuthorizerCacheTtl): got %q, %v; want 300, true", got, ok)
+	if got, ok := tmpl.ParameterDefault("AuthorizerCacheTtl"); !ok || got != "60" {
+		t.Errorf("ParameterDefault(AuthorizerCacheTtl): got %q, %v; want 60, true", got, ok)
 	}
 	if _, ok := tmpl.ParameterDefault("Nope"); ok {
 		t.Error("ParameterDefault(Nope): got ok, want not found")

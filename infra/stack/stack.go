@@ -16,6 +16,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/invites"
+	"github.com/agentplatform/workspaceapi/shared/keys"
 	"github.com/agentplatform/workspaceapi/shared/members"
 	"github.com/agentplatform/workspaceapi/shared/platform"
 	"github.com/agentplatform/workspaceapi/shared/retention"
@@ -105,5 +106,14 @@ func Functions(d Deps) map[string]localgw.Factory {
 		"AuditFunction":      wire("AuditFunction", func(e platform.Env) any { return audit.Wire(e) }),
 		"AgentDataFunction":  wire("AgentDataFunction", func(e platform.Env) any { return agentdata.Wire(e) }),
 		"ChatsFunction":      wire("ChatsFunction", func(e platform.Env) any { return agentdata.WireChats(e) }),
+		"KeysFunction":       wire("KeysFunction", func(e platform.Env) any { return keys.Wire(e) }),
 	}
+}
+
+// GatewayOptions are the local gateway's options for the stack: o, with the
+// routes that revoke or disable a key flushing the authorizer cache, so that
+// such a key stops working at once locally (in AWS, within the cache's TTL).
+func GatewayOptions(o localgw.Options) localgw.Options {
+	o.FlushAuthorizerCacheOn = keys.CredentialRoutes
+	return o
 }

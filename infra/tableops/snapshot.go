@@ -36,7 +36,8 @@ type Snapshot struct {
 // Entities whose workspace id is empty are taken to belong to the snapshot's
 // workspace; one naming another workspace is an error. An invitation holds a
 // seat when the snapshot says it does and it has not expired at now; the
-// workspace's seatsUsed is its members plus the invitations holding a seat.
+// workspace's seatsUsed is its members plus the invitations holding a seat,
+// and its key count is the number of its API keys.
 // Items already in the table and absent from the snapshot are left as they are.
 func PutSnapshot(ctx context.Context, store *dynamo.Store, snap Snapshot, now time.Time) error {
 	items, err := snapshotItems(snap, now)
@@ -115,6 +116,8 @@ func snapshotItems(snap Snapshot, now time.Time) ([]map[string]types.AttributeVa
 		k.WorkspaceID = ws
 		entities = append(entities, k)
 	}
+	// Every key gets a reference, and the count is theirs (shared/dynamo/keys.go).
+	entities = append(entities, dynamo.KeyCount{WorkspaceID: ws, Count: len(snap.APIKeys)})
 	w := snap.Workspace
 	w.SeatsUsed = seats
 	var items []map[string]types.AttributeValue

@@ -35,8 +35,8 @@ func TestSnapshotItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 per member, team (its name claim) and invitation, 1 per membership, agent and key, and the workspace.
-	if len(raw) != 2+2+1+2+6+1+1 {
+	// 2 per member, team (its name claim), invitation and key (its reference), 1 per membership and agent, the key count and the workspace.
+	if len(raw) != 2+2+1+2+6+2+1+1 {
 		t.Fatalf("%d items", len(raw))
 	}
 	if last := raw[len(raw)-1]; last["SK"] == nil || keyOf(last, "SK") != "META" {
@@ -100,8 +100,16 @@ func TestSnapshotItems(t *testing.T) {
 				}
 			}
 		case "apiKey":
-			if str("workspaceId") != "ws1" || str("GSI1PK") != "WS#ws1#KEYS" {
+			if str("workspaceId") != "ws1" || str("PK") != "KEY#abc" {
 				t.Errorf("key = %v", it)
+			}
+		case "apiKeyRef":
+			if str("PK") != "WS#ws1" || str("SK") != "APIKEY#key_1" || str("keyHash") != "abc" {
+				t.Errorf("key reference = %v", it)
+			}
+		case "apiKeyCount":
+			if str("PK") != "WS#ws1" || it["count"] != 1.0 {
+				t.Errorf("key count = %v, want 1", it)
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func Routes(d Deps) http.Handler {
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), httpapi.ReadOnly) }
 
 // ChatDeps are the chat route's dependencies.
 type ChatDeps struct {
@@ -69,7 +69,9 @@ func ChatRoutes(d ChatDeps) http.Handler {
 }
 
 // ChatFunction returns the chat function's Lambda handler.
-func ChatFunction(d ChatDeps) httpapi.ProxyHandler { return httpapi.Lambda(ChatRoutes(d)) }
+func ChatFunction(d ChatDeps) httpapi.ProxyHandler {
+	return httpapi.Lambda(ChatRoutes(d), httpapi.ReadOnly)
+}
 
 // readAgent reads the request's agent for a caller with read scope: an
 // implausible id or an agent outside the key's scope is not found; a

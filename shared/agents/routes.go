@@ -32,4 +32,4 @@ func Routes(d Deps) http.Handler {
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), httpapi.ReadOnly) }

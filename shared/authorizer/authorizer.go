@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -21,11 +22,17 @@ import (
 // response: the message must be exactly "Unauthorized".
 var ErrUnauthorized = errors.New("Unauthorized")
 
-// KeyStore is what the authorizer reads: two GetItems at most per request.
+// KeyStore is what the authorizer reads: two GetItems per request, and at
+// most once per key per hour the conditional write of its lastUsedAt.
 type KeyStore interface {
 	APIKey(ctx context.Context, hash string) (workspace.APIKey, error)
 	Member(ctx context.Context, ws, userID string) (workspace.Member, error)
+	TouchAPIKey(ctx context.Context, hash string, now time.Time) error
 }
+
+// touchTimeout bounds the write of a key's lastUsedAt, so a slow table
+// delays an authorization by at most this much; it never fails one.
+const touchTimeout = 200 * time.Millisecond
 
 // Handler is the authorizer's Lambda handler.
 type Handler func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
@@ -46,14 +53,16 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 		if !ok || !workspace.WellFormedKey(token) {
 			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 		}
-		key, err := store.APIKey(ctx, workspace.HashKey(token))
+		hash := workspace.HashKey(token)
+		key, err := store.APIKey(ctx, hash)
 		if workspace.IsNotFound(err) {
 			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 		}
 		if err != nil {
 			return events.APIGatewayCustomAuthorizerResponse{}, fmt.Errorf("read API key: %w", err)
 		}
-		if !key.Usable(clock.Now()) {
+		now := clock.Now()
+		if !key.Usable(now) {
 			slog.InfoContext(ctx, "refused unusable API key", "keyId", key.ID, "workspaceId", key.WorkspaceID, "disabled", key.Disabled)
 			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 		}
@@ -64,6 +73,9 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 		}
 		if err != nil {
 			return events.APIGatewayCustomAuthorizerResponse{}, fmt.Errorf("read key owner: %w", err)
+		}
+		if key.NeedsLastUsed(now) {
+			touch(ctx, store, key, hash, now)
 		}
 		caller := workspace.Caller{
 			WorkspaceID: key.WorkspaceID, KeyID: key.ID, UserID: key.UserID,
@@ -78,6 +90,18 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 			// workspace is throttled on its own, whichever of its keys calls.
 			UsageIdentifierKey: workspace.UsageIdentifier(key.WorkspaceID),
 		}, nil
+	}
+}
+
+// touch records an allowed key's use (workspace.APIKey.NeedsLastUsed
+// said it is due) within touchTimeout. It is bookkeeping: a failure is
+// logged, with the key's id only, and the request goes on.
+func touch(ctx context.Context, store KeyStore, key workspace.APIKey, hash string, now time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, touchTimeout)
+	defer cancel()
+	if err := store.TouchAPIKey(ctx, hash, now); err != nil {
+		slog.WarnContext(ctx, "could not record the API key's last use", "keyId", key.ID,
+			"workspaceId", key.WorkspaceID, "error", workspace.RedactKeys(err.Error()))
 	}
 }
 

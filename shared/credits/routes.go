@@ -1,6 +1,7 @@
 // Package credits is the credit-limits endpoint group: agents' daily and
 // monthly limits, daily-usage resets, teams' monthly limits, the workspace's
-// credits report, an agent's daily usage and the display of credit details.
+// credits report, the usage export, an agent's daily usage and the display of
+// credit details.
 package credits
 
 import (
@@ -21,6 +22,10 @@ type Store interface {
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
 	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)
 	SetCreditDetails(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, show bool, now time.Time) []workspace.DisplayOutcome
+	// UsageMonthPage and ExportNames read the usage export's month listings
+	// and its rows' names.
+	UsageMonthPage(ctx context.Context, ws, team, month, after string, limit int) ([]workspace.AgentMonthSpend, bool, error)
+	ExportNames(ctx context.Context, ws string, agentIDs, teamIDs []string) (agents, teams map[string]string, err error)
 	// Member reads a key owner's member item, for their role in a team
 	// (workspace.CanChangeTeam); only for callers who are not workspace admins.
 	Member(ctx context.Context, ws, userID string) (workspace.Member, error)
@@ -30,6 +35,8 @@ type Store interface {
 type Deps struct {
 	Store Store
 	Clock workspace.Clock
+	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
+	Idempotency httpapi.Idempotency
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
@@ -39,10 +46,11 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("POST /workspaceapi/agents/daily-usage/reset", resetDailyUsage(d.Store, d.Clock))
 	mux.Handle("PUT /workspaceapi/teams/{teamId}/credit-limit", setTeamLimit(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
+	mux.Handle("GET /workspaceapi/credits/export", usageExport(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/usage", agentUsage(d.Store, d.Clock))
 	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store, d.Clock))
 	return mux
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), d.Idempotency) }

@@ -26,6 +26,7 @@ func TestFunctionChecksScopesAgain(t *testing.T) {
 		{"report without read", http.MethodGet, "/workspaceapi/credits", "", callerContext("write", ""), 403},
 		{"report with a team-scoped key", http.MethodGet, "/workspaceapi/credits", "", callerContext("read", "team_a"), 403},
 		{"usage without read", http.MethodGet, "/workspaceapi/agents/a/usage", "", callerContext("write", ""), 403},
+		{"export without read", http.MethodGet, "/workspaceapi/credits/export", "", callerContext("write", ""), 403},
 		{"no authorizer context", http.MethodGet, "/workspaceapi/credits", "", nil, 401},
 	}
 	for _, tc := range tests {

@@ -1,14 +1,12 @@
 package credits_test
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
-	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 func usagePath(agent, query string) string { return "/workspaceapi/agents/" + agent + "/usage" + query }
@@ -25,17 +23,11 @@ type usageBody struct {
 	}
 }
 
-// useAt records credits of agent at time at, as the ingest function would then.
+// useAt records credits of agent (of ws_a) at time at, as the ingest
+// function would then.
 func useAt(t *testing.T, env *apitest.Env, agent string, credits float64, at time.Time) {
 	t.Helper()
-	rep := env.Store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
-		EventID: fmt.Sprintf("ev_%s_%d", agent, at.UnixNano()), WorkspaceID: "ws_a", AgentID: agent, Credits: credits, OccurredAt: at,
-	}}, at)
-	for _, err := range rep.Errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	spendIn(t, env, "ws_a", agent, credits, at)
 }
 
 func TestAgentUsagePerDay(t *testing.T) {

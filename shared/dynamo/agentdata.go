@@ -142,19 +142,13 @@ func (s *Store) PutMetricRecord(ctx context.Context, eventID, ws, agent string, 
 // as strings), in order or newest first, reading at most limit items (0:
 // all), and decodes each into an I.
 func queryItems[I any](ctx context.Context, s *Store, index, pkAttr, pk, skAttr, lo, hi string, newestFirst bool, limit int, what string) ([]I, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(pkAttr).Equal(expression.Value(pk)).And(expression.Key(skAttr).Between(expression.Value(lo), expression.Value(hi)))))
+	in, err := s.keyQuery(index, expression.Key(pkAttr).Equal(expression.Value(pk)).
+		And(expression.Key(skAttr).Between(expression.Value(lo), expression.Value(hi))))
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: e.KeyCondition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ScanIndexForward: aws.Bool(!newestFirst),
-	}
-	if index != "" {
-		in.IndexName = aws.String(index)
-	} else {
+	in.ScanIndexForward = aws.Bool(!newestFirst)
+	if index == "" {
 		in.ConsistentRead = aws.Bool(true)
 	}
 	if limit > 0 {
@@ -177,14 +171,12 @@ func (s *Store) Chat(ctx context.Context, ws, agent, chatID string) (workspace.C
 		return workspace.Chat{}, ErrChatNotFound
 	}
 	chat := workspace.Chat{ChatMeta: meta.domain(), Messages: []workspace.Message{}}
-	e, err := build(expression.NewBuilder().WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(chatPK(ws, agent, chatID)))))
+	in, err := s.keyQuery("", expression.Key(attrPK).Equal(expression.Value(chatPK(ws, agent, chatID))))
 	if err != nil {
 		return workspace.Chat{}, err
 	}
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true), Limit: aws.Int32(queryPageItems),
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	})
+	in.ConsistentRead, in.Limit = aws.Bool(true), aws.Int32(queryPageItems)
+	p := dynamodb.NewQueryPaginator(s.db, in)
 	size := 0
 	var cur *workspace.Message
 	var body []byte
@@ -257,7 +249,6 @@ func diaryEntries(its []diaryItem) []workspace.DiaryEntry {
 // DiaryMonth returns the days of the UTC month starting at month that have
 // diary entries, ascending, with their counts: one GetItem.
 func (s *Store) DiaryMonth(ctx context.Context, ws, agent string, month time.Time) ([]workspace.DiaryDay, error) {
-	out := []workspace.DiaryDay{}
 	raw, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
 		Key: key(agentDataPK(ws, agent), diaryMonthSK(workspace.MonthKey(month)))})
 	if err != nil {
@@ -267,12 +258,7 @@ func (s *Store) DiaryMonth(ctx context.Context, ws, agent string, month time.Tim
 	if err != nil {
 		return nil, err
 	}
-	for d := 1; d <= 31; d++ {
-		if n := int(u.Spent[d]); n > 0 {
-			out = append(out, workspace.DiaryDay{Date: workspace.DayKey(month.AddDate(0, 0, d-1)), Count: n})
-		}
-	}
-	return out, nil
+	return workspace.DiaryMonthDays(month, u.Spent), nil
 }
 
 // KeyMetrics reads the figures of each of the agent's key metrics for p and
@@ -298,11 +284,8 @@ func (s *Store) metricFigures(ctx context.Context, ws, agent string, def workspa
 	f workspace.MetricFigures, read int, err error) {
 	f = workspace.MetricFigures{Definition: def, Recent: []workspace.MetricRecord{}}
 	pk := metricPK(ws, agent, def.Name)
-	prev := p.Previous()
-	cur, before := p.Split(), prev.Split()
-
-	// Whole days of both periods: one range of day summaries.
-	if lo, hi := minTime(before.WholeFrom, cur.WholeFrom), maxTime(before.WholeTo, cur.WholeTo); lo.Before(hi) {
+	reads := p.Reads()
+	if lo, hi := reads.Days.Start, reads.Days.End; lo.Before(hi) {
 		days, err := queryItems[metricSumItem](ctx, s, "", attrPK, pk, attrSK,
 			metricDaySK(workspace.DayKey(lo)), metricDaySK(workspace.DayKey(hi.Add(-workspace.Day))), false, 0, "metric days")
 		if err != nil {
@@ -310,21 +293,12 @@ func (s *Store) metricFigures(ctx context.Context, ws, agent string, def workspa
 		}
 		read += len(days)
 		for _, d := range days {
-			day, ok := dayOfMetricSK(d.SK)
-			if !ok {
-				continue
-			}
-			if !day.Before(cur.WholeFrom) && day.Before(cur.WholeTo) {
-				f.Current.Add(d.totals())
-			}
-			if !day.Before(before.WholeFrom) && day.Before(before.WholeTo) {
-				f.Previous.Add(d.totals())
+			if day, ok := dayOfMetricSK(d.SK); ok {
+				reads.AddDay(&f, day, d.totals())
 			}
 		}
 	}
-	// Partial days: the records of each stretch, merged where stretches of
-	// the two periods touch (the previous period's end is this one's start).
-	for _, stretch := range mergePeriods(append(slices.Clone(before.Partial), cur.Partial...)) {
+	for _, stretch := range reads.Partial {
 		recs, err := queryItems[recordItem](ctx, s, "", attrPK, pk, attrSK,
 			prefixRecord+storedTime(stretch.Start), prefixRecord+storedTime(stretch.End), false, 0, "metric records")
 		if err != nil {
@@ -332,17 +306,7 @@ func (s *Store) metricFigures(ctx context.Context, ws, agent string, def workspa
 		}
 		read += len(recs)
 		for _, ri := range recs {
-			r := ri.domain()
-			for _, q := range cur.Partial {
-				if q.Contains(r.OccurredAt) {
-					f.Current.AddRecord(r)
-				}
-			}
-			for _, q := range before.Partial {
-				if q.Contains(r.OccurredAt) {
-					f.Previous.AddRecord(r)
-				}
-			}
+			reads.AddRecord(&f, ri.domain())
 		}
 	}
 	total, found, err := getItem[metricSumItem](ctx, s, key(pk, skMetricTotal), "metric total")
@@ -373,34 +337,6 @@ func (s *Store) metricFigures(ctx context.Context, ws, agent string, def workspa
 		}
 	}
 	return f, read, nil
-}
-
-// mergePeriods sorts ps and joins those that touch or overlap.
-func mergePeriods(ps []workspace.Period) []workspace.Period {
-	slices.SortFunc(ps, func(a, b workspace.Period) int { return a.Start.Compare(b.Start) })
-	var out []workspace.Period
-	for _, q := range ps {
-		if n := len(out); n > 0 && !q.Start.After(out[n-1].End) {
-			out[n-1].End = maxTime(out[n-1].End, q.End)
-			continue
-		}
-		out = append(out, q)
-	}
-	return out
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // AllAgents returns every agent of ws, or of its team team when team is

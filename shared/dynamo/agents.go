@@ -15,23 +15,12 @@ import (
 
 // agentsQuery is the Query of ws's agents in id order, or of team's agents
 // (GSI1) when team is not empty.
-func agentsQuery(ws, team string) (*dynamodb.QueryInput, error) {
-	cond := expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(prefixAgent))
+func (s *Store) agentsQuery(ws, team string) (*dynamodb.QueryInput, error) {
 	if team != "" {
-		cond = expression.Key(attrGSI1PK).Equal(expression.Value(teamGSI1PK(ws, team))).
-			And(expression.Key(attrGSI1SK).BeginsWith(prefixAgent))
+		return s.keyQuery(IndexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(teamGSI1PK(ws, team))).
+			And(expression.Key(attrGSI1SK).BeginsWith(prefixAgent)))
 	}
-	e, err := build(expression.NewBuilder().WithKeyCondition(cond))
-	if err != nil {
-		return nil, err
-	}
-	in := &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}
-	if team != "" {
-		in.IndexName = aws.String(IndexGSI1)
-	}
-	return in, nil
+	return s.keyQuery("", prefixed(wsPK(ws), prefixAgent))
 }
 
 // agentStartKey is the exclusive start key after agent id in agentsQuery.
@@ -49,7 +38,7 @@ func agentStartKey(ws, team, id string) item {
 // ("" for the first page); more tells whether others follow. One Query per
 // 1 MB page: a page of 1,000 agents is one round trip.
 func (s *Store) AgentPage(ctx context.Context, ws, team, after string, limit int) (agents []workspace.Agent, more bool, err error) {
-	in, err := agentsQuery(ws, team)
+	in, err := s.agentsQuery(ws, team)
 	if err != nil {
 		return nil, false, err
 	}
@@ -99,7 +88,7 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}
-	in, err := agentsQuery(ws, "")
+	in, err := s.agentsQuery(ws, "")
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}
@@ -108,16 +97,9 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		return workspace.CreditsReport{}, err
 	}
 	current := month == workspace.MonthKey(now)
-	var keys []item
-	keys = append(keys, key(wsPK(ws), skMeta))
-	for i := range usageShards {
-		keys = append(keys, key(workspaceUsagePK(ws), shardSK(month, i)))
-	}
+	keys := append([]item{key(wsPK(ws), skMeta)}, shardKeys(workspaceUsagePK(ws), month)...)
 	for _, t := range teams {
-		keys = append(keys, key(teamDataPK(ws, t.ID), skState))
-		for i := range usageShards {
-			keys = append(keys, key(teamDataPK(ws, t.ID), shardSK(month, i)))
-		}
+		keys = append(append(keys, key(teamDataPK(ws, t.ID), skState)), shardKeys(teamDataPK(ws, t.ID), month)...)
 	}
 	for _, a := range agents {
 		keys = append(keys, key(agentDataPK(ws, a.ID), skState), key(agentDataPK(ws, a.ID), usageSK(month)))
@@ -130,7 +112,7 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		return workspace.CreditsReport{}, err
 	}
 	st := &standings{now: now, items: found}
-	w, wsFound, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+	w, wsFound, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}
@@ -158,29 +140,22 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		if err != nil {
 			return workspace.CreditsReport{}, err
 		}
-		line := workspace.AgentCredits{Agent: a, Credit: sd.Credit, Today: sd.Credit.Position.Today, Month: sd.Credit.Position.Month}
-		if !current {
-			u, err := loadMonthUsage(found[[2]string{agentDataPK(ws, a.ID), usageSK(month)}])
-			if err != nil {
-				return workspace.CreditsReport{}, err
-			}
-			line.Today, line.Month = 0, u.Total
+		u, err := loadMonthUsage(found[[2]string{agentDataPK(ws, a.ID), usageSK(month)}])
+		if err != nil {
+			return workspace.CreditsReport{}, err
 		}
-		rep.Agents = append(rep.Agents, line)
+		rep.Agents = append(rep.Agents, workspace.AgentCreditsLine(a, sd.Credit, current, u.Total))
 	}
 	return rep, nil
 }
 
 // Teams lists every team of ws in id order, one Query per 1 MB page.
 func (s *Store) Teams(ctx context.Context, ws string) ([]workspace.Team, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(prefixTeam))))
+	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixTeam))
 	if err != nil {
 		return nil, err
 	}
-	return queryAll(ctx, s, &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}, "teams", teamItem.domain)
+	return queryAll(ctx, s, in, "teams", teamItem.domain)
 }
 
 // AgentDailyUsage returns agent agentID's credits spent on each UTC day from
@@ -189,17 +164,14 @@ func (s *Store) Teams(ctx context.Context, ws string) ([]workspace.Team, error) 
 // daily-usage reset (which only zeroes what counts toward the daily limit)
 // does not change it.
 func (s *Store) AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(agentDataPK(ws, agentID))).
-			And(expression.Key(attrSK).Between(expression.Value(usageSK(workspace.MonthKey(from))), expression.Value(usageSK(workspace.MonthKey(to)))))))
+	in, err := s.keyQuery("", expression.Key(attrPK).Equal(expression.Value(agentDataPK(ws, agentID))).
+		And(expression.Key(attrSK).Between(expression.Value(usageSK(workspace.MonthKey(from))), expression.Value(usageSK(workspace.MonthKey(to))))))
 	if err != nil {
 		return nil, err
 	}
+	in.ConsistentRead = aws.Bool(true)
 	months := map[string]monthUsage{}
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	})
+	p := dynamodb.NewQueryPaginator(s.db, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
@@ -213,10 +185,5 @@ func (s *Store) AgentDailyUsage(ctx context.Context, ws, agentID string, from, t
 			months[itemKey(raw)[1]] = u
 		}
 	}
-	var out []workspace.DayUsage
-	day := func(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
-	for d, last := day(from), day(to); !d.After(last); d = d.AddDate(0, 0, 1) {
-		out = append(out, workspace.DayUsage{Day: workspace.DayKey(d), Credits: months[usageSK(workspace.MonthKey(d))].Spent[d.Day()]})
-	}
-	return out, nil
+	return workspace.DailySpend(from, to, func(month string, d int) float64 { return months[usageSK(month)].Spent[d] }), nil
 }

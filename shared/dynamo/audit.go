@@ -97,11 +97,15 @@ func (i auditItem) domain() workspace.AuditEntry {
 // them, so the entries land exactly when the change does. An entry without
 // an id gets a fresh one, sortable by its time. The Puts have no condition
 // (an entry's id is new), so they never cancel a transaction and a caller
-// reading its cancellation reasons by index may append them last.
+// reading its cancellation reasons by index may append them last. An entry
+// by workspace.Unrecorded (an operator's tool) is left out.
 // infra/tableops seeds the log through it too.
 func (s *Store) AuditPuts(ws string, entries ...workspace.AuditEntry) ([]types.TransactWriteItem, error) {
 	puts := make([]types.TransactWriteItem, 0, len(entries))
 	for _, e := range entries {
+		if e.Actor == workspace.Unrecorded {
+			continue
+		}
 		if e.ID == "" {
 			id, err := (workspace.SortableIDs{Clock: fixedClock(e.At)}).NewID(workspace.AuditIDPrefix)
 			if err != nil {

@@ -55,6 +55,24 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 	return found, nil
 }
 
+// batchDecode reads the items at keys as batchGet does and decodes each one
+// found into an I, in no particular order.
+func batchDecode[I any](ctx context.Context, s *Store, keys []item) ([]I, error) {
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]I, 0, len(found))
+	for _, raw := range found {
+		var it I
+		if err := unmarshal(raw, &it); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
 // batchGetChunk reads up to maxBatchGet keys, retrying the unprocessed ones,
 // and hands each item found to got.
 func (s *Store) batchGetChunk(ctx context.Context, keys []map[string]types.AttributeValue, got func(map[string]types.AttributeValue)) error {

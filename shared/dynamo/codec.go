@@ -82,6 +82,26 @@ func build(b expression.Builder) (built, error) {
 	return e, nil
 }
 
+// keyQuery is the Query of the items kc selects, on index ("" for the table).
+func (s *Store) keyQuery(index string, kc expression.KeyConditionBuilder) (*dynamodb.QueryInput, error) {
+	e, err := build(expression.NewBuilder().WithKeyCondition(kc))
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), KeyConditionExpression: e.KeyCondition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	return in, nil
+}
+
+// prefixed is the key condition of the items of partition pk whose sort keys
+// begin with prefix.
+func prefixed(pk, prefix string) expression.KeyConditionBuilder {
+	return expression.Key(attrPK).Equal(expression.Value(pk)).And(expression.Key(attrSK).BeginsWith(prefix))
+}
+
 // Client returns the store's DynamoDB client, for the tools that operate
 // its table outside the request path (infra/tableops).
 func (s *Store) Client() *dynamodb.Client { return s.db }

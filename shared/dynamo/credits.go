@@ -78,9 +78,10 @@ func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Tim
 	return &standings{now: now, items: found}, nil
 }
 
-// decodeAt decodes the item at pk, sk into an I; found is false when there is none.
-func decodeAt[I any](st *standings, pk, sk string) (it I, found bool, err error) {
-	raw, ok := st.items[[2]string{pk, sk}]
+// decodeAt decodes the item at pk, sk of a batch read into an I; found is
+// false when there is none.
+func decodeAt[I any](items map[[2]string]item, pk, sk string) (it I, found bool, err error) {
+	raw, ok := items[[2]string{pk, sk}]
 	if !ok {
 		return it, false, nil
 	}
@@ -89,12 +90,12 @@ func decodeAt[I any](st *standings, pk, sk string) (it I, found bool, err error)
 
 // agent returns the agent item read with opts.agents.
 func (st *standings) agent(r agentRef) (workspace.Agent, bool, error) {
-	it, found, err := decodeAt[agentItem](st, wsPK(r.ws), agentSK(r.agent))
+	it, found, err := decodeAt[agentItem](st.items, wsPK(r.ws), agentSK(r.agent))
 	return it.domain(), found, err
 }
 
 func (st *standings) agentState(r agentRef) (agentStateItem, error) {
-	it, _, err := decodeAt[agentStateItem](st, agentDataPK(r.ws, r.agent), skState)
+	it, _, err := decodeAt[agentStateItem](st.items, agentDataPK(r.ws, r.agent), skState)
 	return it, err
 }
 
@@ -103,7 +104,7 @@ func (st *standings) usage(r agentRef) (monthUsage, error) {
 }
 
 func (st *standings) teamState(ws, team string) (teamStateItem, error) {
-	it, _, err := decodeAt[teamStateItem](st, teamDataPK(ws, team), skState)
+	it, _, err := decodeAt[teamStateItem](st.items, teamDataPK(ws, team), skState)
 	return it, err
 }
 
@@ -112,12 +113,22 @@ func (st *standings) teamUsed(ws, team string) (float64, error) {
 	return st.shardSum(teamDataPK(ws, team), workspace.MonthKey(st.now))
 }
 
+// shardKeys are the keys of the usage shards of a team or workspace
+// partition pk for month.
+func shardKeys(pk, month string) []item {
+	keys := make([]item, usageShards)
+	for i := range keys {
+		keys[i] = key(pk, shardSK(month, i))
+	}
+	return keys
+}
+
 // shardSum sums the usage shards of a team or workspace partition pk for
 // month, as read.
 func (st *standings) shardSum(pk, month string) (float64, error) {
 	shards := make([]float64, usageShards)
 	for i := range usageShards {
-		c, _, err := decodeAt[counterItem](st, pk, shardSK(month, i))
+		c, _, err := decodeAt[counterItem](st.items, pk, shardSK(month, i))
 		if err != nil {
 			return 0, err
 		}
@@ -131,10 +142,7 @@ func (st *standings) shardSum(pk, month string) (float64, error) {
 // BatchGetItem.
 func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.Time, more ...item) (*standings, error) {
 	keys := append([]item{key(wsPK(ws), teamSK(team)), key(teamDataPK(ws, team), skState)}, more...)
-	for i := range usageShards {
-		keys = append(keys, key(teamDataPK(ws, team), shardSK(workspace.MonthKey(now), i)))
-	}
-	found, err := s.batchGet(ctx, keys)
+	found, err := s.batchGet(ctx, append(keys, shardKeys(teamDataPK(ws, team), workspace.MonthKey(now))...))
 	if err != nil {
 		return nil, err
 	}
@@ -162,17 +170,14 @@ func (st *standings) standing(a workspace.Agent, teamUsage bool) (standing, erro
 	if out.usage, err = st.usage(r); err != nil {
 		return out, err
 	}
-	w, _, err := decodeAt[workspaceItem](st, wsPK(r.ws), skMeta)
+	w, _, err := decodeAt[workspaceItem](st.items, wsPK(r.ws), skMeta)
 	if err != nil {
 		return out, err
 	}
-	pos := workspace.CreditPosition{
-		DailyLimit: a.DailyCreditLimit, DefaultDailyLimit: w.DefaultDailyCreditLimit, MonthlyLimit: a.MonthlyCreditLimit,
-		Today: out.usage.Counted[st.now.UTC().Day()], Month: out.usage.Total,
-	}
+	pos := workspace.AgentPosition(a, w.DefaultDailyCreditLimit, out.usage.Total, out.usage.Counted, st.now)
 	var team teamStateItem // zero without a team
 	if r.team != "" {
-		t, _, err := decodeAt[teamItem](st, wsPK(r.ws), teamSK(r.team))
+		t, _, err := decodeAt[teamItem](st.items, wsPK(r.ws), teamSK(r.team))
 		if err != nil {
 			return out, err
 		}
@@ -206,7 +211,7 @@ type teamStanding struct {
 func (st *standings) team(ws, team string) (teamStanding, error) {
 	var out teamStanding
 	var err error
-	if out.team, out.Exists, err = decodeAt[teamItem](st, wsPK(ws), teamSK(team)); err != nil {
+	if out.team, out.Exists, err = decodeAt[teamItem](st.items, wsPK(ws), teamSK(team)); err != nil {
 		return out, err
 	}
 	state, err := st.teamState(ws, team)

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -31,31 +31,21 @@ func (s *Store) InviteSetup(ctx context.Context, ws, inviterID, email string) (I
 	if err != nil {
 		return InviteSetup{}, err
 	}
-	var setup InviteSetup
-	meta, ok := found[[2]string{pk, skMeta}]
-	if !ok {
-		return InviteSetup{}, workspace.ErrWorkspaceNotFound
+	w, ok, err := decodeAt[workspaceItem](found, pk, skMeta)
+	if err != nil || !ok {
+		return InviteSetup{}, cmp.Or(err, workspace.ErrWorkspaceNotFound)
 	}
-	var w workspaceItem
-	if err := unmarshal(meta, &w); err != nil {
+	m, ok, err := decodeAt[memberItem](found, pk, memberSK(inviterID))
+	if err != nil {
 		return InviteSetup{}, err
 	}
-	setup.Workspace = w.domain()
-	if raw, ok := found[[2]string{pk, memberSK(inviterID)}]; ok {
-		var m memberItem
-		if err := unmarshal(raw, &m); err != nil {
-			return InviteSetup{}, err
-		}
+	setup := InviteSetup{Workspace: w.domain()}
+	if ok {
 		setup.Inviter = m.domain()
 	}
-	if raw, ok := found[[2]string{pk, emailSK(email)}]; ok {
-		var c claimItem
-		if err := unmarshal(raw, &c); err != nil {
-			return InviteSetup{}, err
-		}
-		setup.Claim = c.domain()
-	}
-	return setup, nil
+	c, _, err := decodeAt[claimItem](found, pk, emailSK(email))
+	setup.Claim = c.domain()
+	return setup, err
 }
 
 // ExistingTeams returns which of the team ids exist in workspace ws, reading
@@ -118,11 +108,8 @@ func (s *Store) CreateInvitation(ctx context.Context, by workspace.Actor, inv wo
 			if err != nil {
 				return err
 			}
-			if claim.MemberID != "" {
-				return workspace.ErrAlreadyMember
-			}
-			if claim.PendingInvite(now) || round >= 3 {
-				return workspace.ErrAlreadyInvited
+			if err := claim.Taken(now); err != nil || round >= 3 {
+				return cmp.Or(err, workspace.ErrAlreadyInvited)
 			}
 			prior = claim
 		case slices.Contains(failed, idx.prior):
@@ -179,7 +166,6 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 	}
 	items = append(items, s.put(invItem, absent))
 
-	seatDelta := 1
 	claimCond := absent
 	if prior.InviteID != "" {
 		// Replace the expired invitation: its claim must still be what was read.
@@ -193,7 +179,6 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 			// one the time to live removed has its seat freed by the
 			// retention function, though its claim may outlive it a while.
 			c = c.And(expression.Name(attrHoldsSeat).Equal(expression.Value(true)))
-			seatDelta = 0 // the expired invitation's seat passes to the new one
 			if del, err = s.deleteIf(key(pk, inviteSK(prior.InviteID)),
 				expression.Name(attrHoldsSeat).Equal(expression.Value(true))); err != nil {
 				return nil, idx, err
@@ -209,7 +194,7 @@ func (s *Store) createInvitationItems(inv workspace.Invitation, prior workspace.
 	idx.claim = len(items)
 	items = append(items, s.put(claim, claimCond))
 
-	seatDelta -= len(released)
+	seatDelta := workspace.SeatChange(prior.InviteID != "" && prior.InviteHoldsSeat, len(released))
 	for _, r := range released {
 		release, err := s.releaseSeatItems(r, now)
 		if err != nil {
@@ -261,17 +246,13 @@ func (s *Store) releaseSeatItems(inv workspace.Invitation, now time.Time) ([]typ
 // by now but still hold a seat, from the seat index: one Query that reads only
 // those, however many invitations the workspace has.
 func (s *Store) expiredSeatHolders(ctx context.Context, ws string, now time.Time) ([]workspace.Invitation, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrGSI1PK).Equal(expression.Value(seatsGSI1PK(ws))).
-			And(expression.Key(attrGSI1SK).LessThan(expression.Value(seatsExpiredBy(now))))))
+	in, err := s.keyQuery(IndexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(seatsGSI1PK(ws))).
+		And(expression.Key(attrGSI1SK).LessThan(expression.Value(seatsExpiredBy(now)))))
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(IndexGSI1),
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		Limit: aws.Int32(maxReleases),
-	})
+	in.Limit = aws.Int32(maxReleases)
+	out, err := s.db.Query(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("query expired seat holders: %w", err)
 	}
@@ -295,24 +276,11 @@ func (s *Store) emailClaim(ctx context.Context, ws, email string) (workspace.Ema
 	return c.domain(), nil
 }
 
-// invitationsQuery is the Query of ws's invitations in id order.
-func invitationsQuery(ws string) (*dynamodb.QueryInput, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).
-			And(expression.Key(attrSK).BeginsWith(prefixInvite))))
-	if err != nil {
-		return nil, err
-	}
-	return &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}, nil
-}
-
 // Invitations lists every invitation of ws in id order (invitation ids sort by
 // creation time), one round trip per 1 MB page; after is an invitation id
 // (exclusive) to start from, or "" for the beginning.
 func (s *Store) Invitations(ctx context.Context, ws, after string) ([]workspace.Invitation, error) {
-	in, err := invitationsQuery(ws)
+	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixInvite))
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +294,7 @@ func (s *Store) Invitations(ctx context.Context, ws, after string) ([]workspace.
 // after the invitation id after ("" for the first page); more tells whether
 // others follow the last one.
 func (s *Store) InvitationPage(ctx context.Context, ws, after string, limit int) (invs []workspace.Invitation, more bool, err error) {
-	in, err := invitationsQuery(ws)
+	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixInvite))
 	if err != nil {
 		return nil, false, err
 	}
@@ -344,16 +312,12 @@ func (s *Store) InvitationsByID(ctx context.Context, ws string, ids []string) (m
 	for i, id := range ids {
 		keys[i] = key(wsPK(ws), inviteSK(id))
 	}
-	found, err := s.batchGet(ctx, keys)
+	invs, err := batchDecode[invitationItem](ctx, s, keys)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]workspace.Invitation, len(found))
-	for _, raw := range found {
-		var it invitationItem
-		if err := unmarshal(raw, &it); err != nil {
-			return nil, err
-		}
+	out := make(map[string]workspace.Invitation, len(invs))
+	for _, it := range invs {
 		out[it.ID] = it.domain()
 	}
 	return out, nil

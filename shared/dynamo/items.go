@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -26,6 +27,8 @@ const (
 	typeTeamMember = "teamMember"
 	typeAgent      = "agent"
 	typeAPIKey     = "apiKey"
+	typeAPIKeyRef  = "apiKeyRef"
+	typeKeyCount   = "apiKeyCount"
 	typeSeatFreed  = "seatRelease"
 	typeAgentState = "agentState"
 	typeTeamState  = "teamState"
@@ -68,6 +71,7 @@ const (
 	attrTags      = "tags"
 	attrTeams     = "teams"
 	attrShowInfo  = "showTokenOptimisationInfo"
+	attrLastUsed  = "lastUsedAt"
 )
 
 // keys is the key part every item embeds; TTL is the table's time-to-live
@@ -257,6 +261,7 @@ type apiKeyItem struct {
 	ExpiresAt   string   `dynamodbav:"expiresAt,omitempty"`
 	Disabled    bool     `dynamodbav:"disabled"`
 	CreatedAt   string   `dynamodbav:"createdAt"`
+	LastUsedAt  string   `dynamodbav:"lastUsedAt,omitempty"`
 }
 
 func toAPIKeyItem(k workspace.APIKey) apiKeyItem {
@@ -265,13 +270,15 @@ func toAPIKeyItem(k workspace.APIKey) apiKeyItem {
 		scopes[i] = string(s)
 	}
 	it := apiKeyItem{
-		keys: keys{PK: keyPK(k.Hash), SK: skKey, GSI1PK: keysGSI1PK(k.WorkspaceID),
-			GSI1SK: keyGSI1SK(k.ID), Entity: typeAPIKey},
-		ID: k.ID, Name: k.Name, WorkspaceID: k.WorkspaceID, UserID: k.UserID,
+		keys: keys{PK: keyPK(k.Hash), SK: skKey, Entity: typeAPIKey},
+		ID:   k.ID, Name: k.Name, WorkspaceID: k.WorkspaceID, UserID: k.UserID,
 		Scopes: scopes, TeamID: k.TeamID, Disabled: k.Disabled, CreatedAt: storedTime(k.CreatedAt),
 	}
 	if k.ExpiresAt != nil {
 		it.ExpiresAt = storedTime(*k.ExpiresAt)
+	}
+	if k.LastUsedAt != nil {
+		it.LastUsedAt = storedTime(*k.LastUsedAt)
 	}
 	return it
 }
@@ -289,7 +296,49 @@ func (i apiKeyItem) domain() workspace.APIKey {
 		exp := loadedTime(i.ExpiresAt)
 		k.ExpiresAt = &exp
 	}
+	if i.LastUsedAt != "" {
+		used := loadedTime(i.LastUsedAt)
+		k.LastUsedAt = &used
+	}
 	return k
+}
+
+// apiKeyRefItem is an API key's reference in its workspace's partition: the
+// keys endpoints find a key by id through it. KeyHash never leaves the store.
+type apiKeyRefItem struct {
+	keys
+	ID        string `dynamodbav:"id"`
+	KeyHash   string `dynamodbav:"keyHash"`
+	ExpiresAt string `dynamodbav:"expiresAt,omitempty"`
+}
+
+func toAPIKeyRefItem(k workspace.APIKey) apiKeyRefItem {
+	it := apiKeyRefItem{keys: keys{PK: wsPK(k.WorkspaceID), SK: keyRefSK(k.ID), Entity: typeAPIKeyRef}, ID: k.ID, KeyHash: k.Hash}
+	if k.ExpiresAt != nil {
+		it.ExpiresAt = storedTime(*k.ExpiresAt)
+	}
+	return it
+}
+
+// expired reports whether the key referred to has expired at now.
+func (i apiKeyRefItem) expired(now time.Time) bool {
+	return i.ExpiresAt != "" && !now.Before(loadedTime(i.ExpiresAt))
+}
+
+// KeyCount is the number of a workspace's API key references (the key count
+// item), for loading state in bulk (EntityItems).
+type KeyCount struct {
+	WorkspaceID string
+	Count       int
+}
+
+type keyCountItem struct {
+	keys
+	Count int `dynamodbav:"count"`
+}
+
+func toKeyCountItem(c KeyCount) keyCountItem {
+	return keyCountItem{keys: keys{PK: wsPK(c.WorkspaceID), SK: skKeyCount, Entity: typeKeyCount}, Count: c.Count}
 }
 
 // teamItem is a team; its memberships are separate items.
@@ -570,7 +619,7 @@ type taggedItem struct {
 // EntityItems encodes a domain entity as the items the store keeps for it: a
 // workspace.Workspace; a Member and its e-mail claim; a Team and its name
 // claim; a TeamMembership; an Agent; an Invitation and its e-mail claim; an
-// APIKey. For loading state in bulk (infra/tableops), never a request path.
+// APIKey and its reference; a KeyCount. For loading state in bulk (infra/tableops), never a request path.
 func EntityItems(v any) ([]map[string]types.AttributeValue, error) {
 	var its []any
 	switch e := v.(type) {
@@ -587,7 +636,9 @@ func EntityItems(v any) ([]map[string]types.AttributeValue, error) {
 	case workspace.Invitation:
 		its = []any{toInvitationItem(e), inviteClaim(e)}
 	case workspace.APIKey:
-		its = []any{toAPIKeyItem(e)}
+		its = []any{toAPIKeyItem(e), toAPIKeyRefItem(e)}
+	case KeyCount:
+		its = []any{toKeyCountItem(e)}
 	default:
 		return nil, fmt.Errorf("no items for a %T", v)
 	}

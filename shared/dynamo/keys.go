@@ -6,7 +6,8 @@
 // Everything a workspace owns lives in the partition WS#<workspaceId>, so every
 // key, query and write names the caller's workspace and no request can reach
 // another tenant's items. API keys are the one exception: the authorizer finds a
-// key by its hash before it knows the workspace.
+// key by its hash before it knows the workspace; the key's reference in the
+// workspace partition is how the keys endpoints find and list it.
 //
 //	item                PK                  SK                              GSI1PK                     GSI1SK
 //	workspace           WS#<ws>             META
@@ -17,17 +18,22 @@
 //	team name claim     WS#<ws>             TEAMNAME#<lower-cased trimmed name>   (teamId: the team holding the name)
 //	team membership     WS#<ws>             TEAMMEMBER#<teamId>#<userId>    WS#<ws>#USER#<userId>      TEAM#<teamId>
 //	agent               WS#<ws>             AGENT#<agentId>                 WS#<ws>#TEAM#<teamId>      AGENT#<agentId>   (GSI1 only when the agent has a team)
-//	API key             KEY#<sha256 hex>    KEY                             WS#<ws>#KEYS               KEY#<keyId>
+//	API key             KEY#<sha256 hex>    KEY                             (the key: scopes, owner, disabled, lastUsedAt, ...)
+//	API key reference   WS#<ws>             APIKEY#<keyId>                  (keyHash, expiresAt: how the keys endpoints reach the key)
+//	API key count       WS#<ws>             KEYCOUNT                        (count: the references of the workspace)
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //
 // The credit engine keeps each agent's and team's counters and running state
 // in a partition of their own, so a busy agent never throttles its workspace's
-// partition, and GSI2 (projection ALL) is its sparse resume index:
+// partition, and GSI2 (projection ALL) is its sparse resume index (and the
+// usage export's listing of a team's agents that spent in a month):
 //
 //	item                PK                           SK                        GSI2PK                  GSI2SK
 //	agent credit state  WS#<ws>#AGENTDATA#<agentId>  STATE                     RESUME#DAY#<shard>      <day>#<ws>#<agentId>     (only while stopped by its daily limit)
 //	                                                                           RESUME#MONTH#<shard>    <month>#<ws>#<agentId>   (only while stopped by its monthly limit)
 //	agent month usage   WS#<ws>#AGENTDATA#<agentId>  USAGE#<YYYY-MM>           (total; dDD spent on day DD; cDD counted toward day DD's limit, zeroed by a reset)
+//	                    GSI1PK WS#<ws>#AGENTUSAGE#<YYYY-MM>                 GSI1SK AGENT#<agentId>   (the usage export's month listing)
+//	                    GSI2PK WS#<ws>#AGENTUSAGE#<YYYY-MM>#TEAM#<teamId>   GSI2SK AGENT#<agentId>   (its team's, only when the agent has a team)
 //	chat                WS#<ws>#AGENTDATA#<agentId>  CHAT#<chatId>             (creditsTotal here; the agent-data issue adds the rest)
 //	team credit state   WS#<ws>#TEAMDATA#<teamId>    STATE                     RESUME#TEAM#<shard>     <month>#<ws>#<teamId>    (only while paused)
 //	team month usage    WS#<ws>#TEAMDATA#<teamId>    USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
@@ -64,23 +70,28 @@
 // on stale figures fails and is taken again on fresh ones.
 //
 // Invariants kept by conditional writes and transactions:
+//
 //   - A team name claim exists for every team; creating a team puts it with
 //     attribute_not_exists in the team's transaction, and a rename deletes the
 //     old claim (conditioned on naming the team) and puts the new one in one
 //     transaction conditioned on the team's current name, so two teams never
 //     share a name, case-insensitively, under any concurrency.
+//
 //   - A member item's teams map (team id -> role) mirrors the team membership
 //     items of that user: PUT and DELETE of a membership change both in one
 //     transaction (with ConditionChecks that the team exists and team
 //     settings are on), so the members list reads one item per member.
+//
 //   - Tags (members, agents, teams) and an agent's showTokenOptimisationInfo
 //     are written by one UpdateItem per changed entity, conditioned on the
 //     value read (attribute_exists and tags = the tags read), so a write based
 //     on a stale read fails and that entity alone is read again.
+//
 //   - An e-mail claim exists for every member and every invitation; creating
 //     either puts the claim with attribute_not_exists, so one address is one
 //     member or one invitation per workspace, case-insensitively, under any
 //     concurrency.
+//
 //   - workspace.seatsUsed counts members plus invitations whose holdsSeat is
 //     true. It changes only with atomic ADD in the same transaction as the
 //     items that take or free seats, conditioned on seatsUsed < seats when a
@@ -92,6 +103,23 @@
 //     holds only seat holders, so the expired ones are found in O(released)
 //     reads however many invitations the workspace has; being eventually
 //     consistent, it only proposes: the transaction's conditions decide.
+//
+//   - An API key item and its reference are created and removed together, in
+//     one transaction with an atomic ADD to the workspace's key count, so the
+//     count is the number of references. Creating one is conditioned on
+//     count < workspace.MaxLiveKeys. A revoked key's items are deleted; an
+//     expired key's items stay (listed, refused by the authorizer) until a
+//     create finds the count full, which first deletes the workspace's
+//     expired keys (each delete conditioned on the item still being there)
+//     and subtracts exactly what it deleted. The count therefore bounds what
+//     the key list reads, and holds at most MaxLiveKeys keys that are neither
+//     revoked nor expired under any concurrency. Keys stored before the
+//     references existed have none: the authorizer still reads them, the
+//     keys endpoints neither list nor count them.
+//
+//   - lastUsedAt on an API key item is written by the authorizer only with
+//     the condition that it is absent or older than an hour, so a key costs
+//     at most one write per hour however often it is used.
 //
 // The audit log keeps each workspace's entries in a partition of their own,
 // sorted by time, and lists them newest first. Each entry is Put in the
@@ -116,11 +144,13 @@
 //
 // The attribute ttl (epoch seconds) is the table's TTL attribute. An
 // invitation and its e-mail claim carry its expiry plus the retention period;
-// the retention function releases the seat of one the TTL removes while it
-// still holds a seat (functions/retention).
+// the retention function records each invitation the TTL removes in the
+// audit log and releases its seat when it still held one (functions/retention).
 package dynamo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -152,6 +182,8 @@ const (
 	prefixTeamMembr = "TEAMMEMBER#"
 	prefixAgent     = "AGENT#"
 	prefixTeamName  = "TEAMNAME#"
+	prefixKeyRef    = "APIKEY#"
+	skKeyCount      = "KEYCOUNT"
 )
 
 func wsPK(ws string) string                 { return "WS#" + ws }
@@ -166,8 +198,7 @@ func teamMembersPrefix(team string) string  { return prefixTeamMembr + team + "#
 func keyPK(hash string) string              { return "KEY#" + hash }
 func userGSI1PK(ws, user string) string     { return wsPK(ws) + "#USER#" + user }
 func teamGSI1PK(ws, team string) string     { return wsPK(ws) + "#TEAM#" + team }
-func keysGSI1PK(ws string) string           { return wsPK(ws) + "#KEYS" }
-func keyGSI1SK(id string) string            { return "KEY#" + id }
+func keyRefSK(id string) string             { return prefixKeyRef + id }
 func seatsGSI1PK(ws string) string          { return wsPK(ws) + "#SEATS" }
 
 // Keys of the audit log (see the table above).
@@ -213,6 +244,14 @@ func workspaceUsagePK(ws string) string   { return wsPK(ws) + "#USAGE" }
 func eventPK(ws, id string) string        { return wsPK(ws) + "#EVENT#" + id }
 func usageSK(month string) string         { return prefixUsage + month }
 func chatSK(chat string) string           { return prefixChat + chat }
+
+// usageMonthGSI1PK and teamUsageMonthGSI2PK list the agents with usage in a
+// month, of a workspace and of one of its teams, in agent id order: the
+// usage export reads only the agents that spent (usageexport.go).
+func usageMonthGSI1PK(ws, month string) string { return wsPK(ws) + "#AGENTUSAGE#" + month }
+func teamUsageMonthGSI2PK(ws, month, team string) string {
+	return usageMonthGSI1PK(ws, month) + "#TEAM#" + team
+}
 func shardSK(month string, shard int) string {
 	return fmt.Sprintf("%s%s#%d", prefixUsage, month, shard)
 }
@@ -265,3 +304,22 @@ func recordSK(at time.Time, recordID string) string {
 	return prefixRecord + storedTime(at) + "#" + recordID
 }
 func metricDaySK(day string) string { return prefixMetricDay + day }
+
+// Keys of idempotency records (idempotency.go). Each record is a partition
+// of its own: a client's retries never load its workspace's partition, and
+// a kept answer (up to maxKeptAnswerBytes) never shares an item collection
+// with anything. The partition names the workspace, then a hash of the API
+// key id and the client's idempotency key, so its length is bounded and no
+// client text (which could even be key-shaped) is stored in a key:
+//
+//	item                PK                                          SK
+//	idempotency record  WS#<ws>#IDEMPOTENCY#<sha256(keyId, key)>    IDEMPOTENCY   (ttl: IdempotencyKeep after its answer)
+const skIdempotency = "IDEMPOTENCY"
+
+func idempotencyPK(k workspace.IdempotencyKey) string {
+	h := sha256.New()
+	h.Write([]byte(k.KeyID))
+	h.Write([]byte{0})
+	h.Write([]byte(k.Key))
+	return wsPK(k.WorkspaceID) + "#IDEMPOTENCY#" + hex.EncodeToString(h.Sum(nil))
+}

@@ -204,7 +204,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
 		}
-		w, wsFound, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+		w, wsFound, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -22,8 +20,7 @@ func (s *Store) MemberPage(ctx context.Context, ws, team, after string, limit in
 	if team != "" {
 		return s.teamMemberPage(ctx, ws, team, after, limit)
 	}
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(prefixMember))))
+	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixMember))
 	if err != nil {
 		return nil, false, err
 	}
@@ -31,9 +28,7 @@ func (s *Store) MemberPage(ctx context.Context, ws, team, after string, limit in
 	if after != "" {
 		start = key(wsPK(ws), memberSK(after))
 	}
-	return queryPage(ctx, s, &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}, start, limit, "members", memberItem.domain)
+	return queryPage(ctx, s, in, start, limit, "members", memberItem.domain)
 }
 
 // teamMemberPage is MemberPage for the members of team. A page whose
@@ -52,19 +47,16 @@ func (s *Store) teamMemberPage(ctx context.Context, ws, team, after string, limi
 // teamMemberPageOnce reads one page of team's memberships and their members;
 // last is the user id of the page's last membership.
 func (s *Store) teamMemberPageOnce(ctx context.Context, ws, team, after string, limit int) (members []workspace.Member, more bool, last string, err error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(teamMembersPrefix(team)))))
+	in, err := s.keyQuery("", prefixed(wsPK(ws), teamMembersPrefix(team)))
 	if err != nil {
 		return nil, false, "", err
 	}
+	in.ConsistentRead = aws.Bool(true)
 	var start item
 	if after != "" {
 		start = key(wsPK(ws), teamMemberSK(team, after))
 	}
-	ships, more, err := queryPage(ctx, s, &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ConsistentRead: aws.Bool(true),
-	}, start, limit, "team members", teamMemberItem.domain)
+	ships, more, err := queryPage(ctx, s, in, start, limit, "team members", teamMemberItem.domain)
 	if err != nil {
 		return nil, false, "", err
 	}
@@ -76,10 +68,9 @@ func (s *Store) teamMemberPageOnce(ctx context.Context, ws, team, after string, 
 	if err != nil {
 		return nil, false, "", err
 	}
-	st := &standings{items: found}
 	members = make([]workspace.Member, 0, len(ships))
 	for _, tm := range ships {
-		it, ok, err := decodeAt[memberItem](st, wsPK(ws), memberSK(tm.UserID))
+		it, ok, err := decodeAt[memberItem](found, wsPK(ws), memberSK(tm.UserID))
 		if err != nil {
 			return nil, false, "", err
 		}

@@ -45,16 +45,12 @@ func (s *Store) ResumeDue(ctx context.Context, by workspace.Actor, now time.Time
 // resumeShard resumes the entries of one resume-index partition, of holds
 // for reason, whose period is over (workspace.HoldEnded), a page at a time.
 func (s *Store) resumeShard(ctx context.Context, by workspace.Actor, pk, reason string, now time.Time) ([]workspace.Transition, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
-		And(expression.Key(attrGSI2SK).LessThan(expression.Value(workspace.HoldPeriod(reason, now))))))
+	in, err := s.keyQuery(IndexGSI2, expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
+		And(expression.Key(attrGSI2SK).LessThan(expression.Value(workspace.HoldPeriod(reason, now)))))
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(IndexGSI2),
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		Limit: aws.Int32(queryPageItems),
-	}
+	in.Limit = aws.Int32(queryPageItems)
 	var out []workspace.Transition
 	var errs []error
 	p := dynamodb.NewQueryPaginator(s.db, in)

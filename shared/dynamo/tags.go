@@ -35,20 +35,6 @@ func entitySK(kind workspace.Taggable, id string) string {
 	return agentSK(id)
 }
 
-// inScope reports whether entity e of kind is visible to a key of team
-// scope ("" for a workspace-wide key): an agent of that team, the team itself.
-func inScope(kind workspace.Taggable, e taggedItem, scope string) bool {
-	switch {
-	case scope == "":
-		return true
-	case kind == workspace.TaggableTeam:
-		return e.ID == scope
-	case kind == workspace.TaggableAgent:
-		return e.TeamID == scope
-	}
-	return false // members are workspace-wide
-}
-
 // entityWrite decides one entity's write: upd, the condition on the value
 // read (besides its existence) and the changes its audit entry records, or
 // changed false for none. err fails that id alone.
@@ -115,7 +101,7 @@ func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Tagga
 		if err := unmarshal(raw, &e); err != nil {
 			return entityOutcome{err: err}
 		}
-		if !inScope(kind, e, scope) {
+		if !kind.InScope(e.ID, e.TeamID, scope) {
 			return entityOutcome{}
 		}
 		upd, read, changes, changed, err := decide(e)

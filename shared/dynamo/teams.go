@@ -99,12 +99,11 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, 
 		if err != nil {
 			return err
 		}
-		st := &standings{items: found}
-		w, _, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+		w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
 		if err != nil {
 			return err
 		}
-		t, ok, err := decodeAt[teamItem](st, wsPK(ws), teamSK(teamID))
+		t, ok, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
 		if err != nil {
 			return err
 		}
@@ -176,17 +175,11 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamDetail{}, workspace.ErrTeamNotFound
 	}
-	keys := []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID)), key(teamDataPK(ws, teamID), skState)}
-	month := workspace.MonthKey(now)
-	for i := range usageShards {
-		keys = append(keys, key(teamDataPK(ws, teamID), shardSK(month, i)))
-	}
-	found, err := s.batchGet(ctx, keys)
+	st, err := s.readTeamStanding(ctx, ws, teamID, now, key(wsPK(ws), skMeta))
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
-	st := &standings{now: now, items: found}
-	w, _, err := decodeAt[workspaceItem](st, wsPK(ws), skMeta)
+	w, _, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
@@ -218,15 +211,12 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 
 // teamMembers lists team's memberships in user id order: one Query per 1 MB page.
 func (s *Store) teamMembers(ctx context.Context, ws, team string) ([]workspace.TeamMembership, error) {
-	e, err := build(expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(wsPK(ws))).And(expression.Key(attrSK).BeginsWith(teamMembersPrefix(team)))))
+	in, err := s.keyQuery("", prefixed(wsPK(ws), teamMembersPrefix(team)))
 	if err != nil {
 		return nil, err
 	}
-	return queryAll(ctx, s, &dynamodb.QueryInput{
-		KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ConsistentRead: aws.Bool(true),
-	}, "team members", teamMemberItem.domain)
+	in.ConsistentRead = aws.Bool(true)
+	return queryAll(ctx, s, in, "team members", teamMemberItem.domain)
 }
 
 // teamAgentIDs lists the ids of team's agents in id order from GSI1,
@@ -274,11 +264,11 @@ func (s *Store) DeleteTeamMember(ctx context.Context, by workspace.Actor, ws, te
 // workspace.ErrTeamNotFound, workspace.ErrMemberNotFound (no such member of
 // ws), in that order when several hold.
 func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, ws, teamID, userID string, role workspace.TeamRole, now time.Time) error {
-	if !workspace.PlausibleID(teamID) || !mapKeySafe(teamID) {
+	if !mapKeySafe(teamID) {
 		return workspace.ErrTeamNotFound
 	}
-	if !workspace.PlausibleID(userID) {
-		return workspace.ErrMemberNotFound
+	if err := workspace.CheckMembershipIDs(teamID, userID); err != nil {
+		return err
 	}
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
@@ -286,15 +276,15 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, ws, teamI
 		if err != nil {
 			return err
 		}
-		w, _, err := decodeAt[workspaceItem](&standings{items: found}, wsPK(ws), skMeta)
+		w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
 		if err != nil {
 			return err
 		}
-		_, teamFound, err := decodeAt[teamItem](&standings{items: found}, wsPK(ws), teamSK(teamID))
+		_, teamFound, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
 		if err != nil {
 			return err
 		}
-		m, memberFound, err := decodeAt[memberItem](&standings{items: found}, wsPK(ws), memberSK(userID))
+		m, memberFound, err := decodeAt[memberItem](found, wsPK(ws), memberSK(userID))
 		if err != nil {
 			return err
 		}

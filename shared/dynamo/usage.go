@@ -66,7 +66,7 @@ func (s *Store) ApplyUsage(ctx context.Context, by workspace.Actor, events []wor
 		pending = append(pending, i)
 	}
 
-	for _, chunk := range packUsage(events, pending, agents) {
+	for _, chunk := range workspace.PackUsage(events, pending, teamOf(agents), maxTransactItems) {
 		if err := s.applyUsageChunk(ctx, events, chunk, agents, now); err != nil {
 			for _, i := range chunk {
 				rep.Errs[i] = err
@@ -92,78 +92,15 @@ func (s *Store) usageAgents(ctx context.Context, events []workspace.Usage) (map[
 			keys = append(keys, key(wsPK(r.ws), agentSK(r.agent)))
 		}
 	}
-	found, err := s.batchGet(ctx, keys)
+	its, err := batchDecode[agentItem](ctx, s, keys)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[agentRef]workspace.Agent, len(found))
-	for _, raw := range found {
-		var it agentItem
-		if err := unmarshal(raw, &it); err != nil {
-			return nil, err
-		}
+	out := make(map[agentRef]workspace.Agent, len(its))
+	for _, it := range its {
 		out[agentRef{ws: it.WorkspaceID, agent: it.ID}] = it.domain()
 	}
 	return out, nil
-}
-
-// packUsage splits the pending events into chunks whose transaction stays
-// within maxTransactItems, counting each chunk's distinct items exactly.
-// Events are taken agent by agent, so an agent's events share one counter
-// write unless they alone overflow a transaction.
-func packUsage(events []workspace.Usage, pending []int, agents map[agentRef]workspace.Agent) [][]int {
-	var order []agentRef
-	byAgent := map[agentRef][]int{}
-	for _, i := range pending {
-		r := agentRef{ws: events[i].WorkspaceID, agent: events[i].AgentID}
-		if _, ok := byAgent[r]; !ok {
-			order = append(order, r)
-		}
-		byAgent[r] = append(byAgent[r], i)
-	}
-	var chunks [][]int
-	var cur []int
-	seen := map[[2]string]bool{}
-	for _, r := range order {
-		for _, i := range byAgent[r] {
-			e := events[i]
-			a := refOf(agents[r])
-			month := workspace.MonthKey(e.OccurredAt)
-			// The shard is not known before the chunk's first event; any
-			// shard names one item per team and workspace, which is all
-			// that counting needs.
-			need := [][2]string{
-				{eventPK(a.ws, e.EventID), skEvent},
-				{agentDataPK(a.ws, a.agent), usageSK(month)},
-				{agentDataPK(a.ws, a.agent), skState},
-				{workspaceUsagePK(a.ws), usageSK(month)},
-			}
-			if a.team != "" {
-				need = append(need, [2]string{teamDataPK(a.ws, a.team), usageSK(month)})
-			}
-			if e.ChatID != "" {
-				need = append(need, [2]string{agentDataPK(a.ws, a.agent), chatSK(e.ChatID)})
-			}
-			fresh := 0
-			for _, k := range need {
-				if !seen[k] {
-					fresh++
-				}
-			}
-			if len(seen)+fresh > maxTransactItems {
-				chunks = append(chunks, cur)
-				cur, seen = nil, map[[2]string]bool{}
-			}
-			for _, k := range need {
-				seen[k] = true
-			}
-			cur = append(cur, i)
-		}
-	}
-	if len(cur) > 0 {
-		chunks = append(chunks, cur)
-	}
-	return chunks
 }
 
 // applyUsageChunk writes one chunk's transaction. An event whose marker
@@ -209,119 +146,78 @@ func (s *Store) applyUsageChunk(ctx context.Context, events []workspace.Usage, c
 	return nil
 }
 
+// teamOf names the team of a usage event's agent, as read.
+func teamOf(agents map[agentRef]workspace.Agent) func(workspace.Usage) string {
+	return func(e workspace.Usage) string { return agents[agentRef{ws: e.WorkspaceID, agent: e.AgentID}].TeamID }
+}
+
 // usageItems builds the transaction of a chunk: the events' markers first,
-// then each counter once with the chunk's sum, and each agent's latest
-// activity (unless keepLastAt says it is already later), conditioned on
-// moving forward; activityAt maps those items' indexes to their agents.
+// then each figure once with the chunk's sum (workspace.SumUsage), and each
+// agent's latest activity (unless keepLastAt says it is already later),
+// conditioned on moving forward; activityAt maps those items' indexes to
+// their agents.
 func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[agentRef]workspace.Agent, now time.Time, keepLastAt map[agentRef]bool) (
 	txItems []types.TransactWriteItem, activityAt map[int]agentRef, err error) {
 	shard := shardOf(events[chunk[0]].EventID)
-	type agentMonth struct {
-		r     agentRef
-		month string
-	}
-	type counter struct{ pk, sk string }
-	months := map[agentMonth]map[string]float64{} // attribute -> credits
-	var monthOrder []agentMonth
-	counters := map[counter]float64{}
-	var counterOrder []counter
-	chats := map[counter]float64{}
-	var chatOrder []counter
-	lastAt := map[agentRef]time.Time{}
-	var agentOrder []agentRef
-	addCounter := func(m map[counter]float64, order *[]counter, c counter, v float64) {
-		if _, ok := m[c]; !ok {
-			*order = append(*order, c)
-		}
-		m[c] += v
-	}
-
 	activityAt = map[int]agentRef{}
 	ttl := epoch(now.Add(EventDedupWindow))
-	for _, i := range chunk {
+	batch := make([]workspace.Usage, len(chunk))
+	for k, i := range chunk {
 		e := events[i]
+		batch[k] = e
 		marker, err := s.putNew(eventItem{keys: keys{PK: eventPK(e.WorkspaceID, e.EventID), SK: skEvent, Entity: typeEvent, TTL: ttl}, Type: "credits.used"})
 		if err != nil {
 			return nil, nil, err
 		}
 		txItems = append(txItems, marker)
-
-		a := agents[agentRef{ws: e.WorkspaceID, agent: e.AgentID}]
-		r := refOf(a)
-		am := agentMonth{r: r, month: workspace.MonthKey(e.OccurredAt)}
-		if months[am] == nil {
-			months[am] = map[string]float64{}
-			monthOrder = append(monthOrder, am)
-		}
-		day := e.OccurredAt.UTC().Day()
-		months[am][attrTotal] += e.Credits
-		months[am][spentAttr(day)] += e.Credits
-		months[am][countedAttr(day)] += e.Credits
-		if _, ok := lastAt[r]; !ok {
-			agentOrder = append(agentOrder, r)
-		}
-		if e.OccurredAt.After(lastAt[r]) {
-			lastAt[r] = e.OccurredAt
-		}
-		if r.team != "" {
-			addCounter(counters, &counterOrder, counter{teamDataPK(r.ws, r.team), shardSK(am.month, shard)}, e.Credits)
-		}
-		addCounter(counters, &counterOrder, counter{workspaceUsagePK(r.ws), shardSK(am.month, shard)}, e.Credits)
-		if e.ChatID != "" {
-			addCounter(chats, &chatOrder, counter{agentDataPK(r.ws, r.agent), chatSK(e.ChatID)}, e.Credits)
-		}
 	}
-	for _, am := range monthOrder {
-		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage))
-		for attr, v := range months[am] {
-			upd = upd.Add(expression.Name(attr), expression.Value(workspace.SumCredits(v)))
+	sums := workspace.SumUsage(batch, teamOf(agents))
+	var ops []write
+	for _, m := range sums.AgentMonths {
+		upd := indexUsage(expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)),
+			agentRef{ws: m.WorkspaceID, agent: m.AgentID, team: m.TeamID}, m.Month).
+			Add(expression.Name(attrTotal), expression.Value(m.Total))
+		for day, v := range m.Days {
+			upd = upd.Add(expression.Name(spentAttr(day)), expression.Value(v)).Add(expression.Name(countedAttr(day)), expression.Value(v))
 		}
-		it, err := s.update(key(agentDataPK(am.r.ws, am.r.agent), usageSK(am.month)), upd, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		txItems = append(txItems, it)
+		ops = append(ops, write{key: key(agentDataPK(m.WorkspaceID, m.AgentID), usageSK(m.Month)), upd: upd})
 	}
-	for _, r := range agentOrder {
+	for _, a := range sums.Activity {
+		r := agentRef{ws: a.WorkspaceID, agent: a.AgentID, team: a.TeamID}
 		if keepLastAt[r] {
 			continue
 		}
 		// The state item records the latest activity, and only forward: a
 		// late event must not move it back. Its running state and version
 		// are left alone, so this write never invalidates a decision.
-		at := storedTime(lastAt[r])
-		upd := expression.Set(expression.Name(attrLastAt), expression.Value(at)).
-			Set(expression.Name(attrWorkspace), expression.Value(r.ws)).
-			Set(expression.Name(attrAgentID), expression.Value(r.agent)).
-			Set(expression.Name(attrEntity), expression.Value(typeAgentState))
-		later := expression.AttributeNotExists(expression.Name(attrLastAt)).
-			Or(expression.Name(attrLastAt).LessThanEqual(expression.Value(at)))
-		it, err := s.update(key(agentDataPK(r.ws, r.agent), skState), upd, &later)
-		if err != nil {
-			return nil, nil, err
-		}
-		activityAt[len(txItems)] = r
-		txItems = append(txItems, it)
+		at := storedTime(a.At)
+		activityAt[len(txItems)+len(ops)] = r
+		ops = append(ops, write{key: key(agentDataPK(r.ws, r.agent), skState),
+			upd: expression.Set(expression.Name(attrLastAt), expression.Value(at)).
+				Set(expression.Name(attrWorkspace), expression.Value(r.ws)).
+				Set(expression.Name(attrAgentID), expression.Value(r.agent)).
+				Set(expression.Name(attrEntity), expression.Value(typeAgentState)),
+			cond: expression.AttributeNotExists(expression.Name(attrLastAt)).
+				Or(expression.Name(attrLastAt).LessThanEqual(expression.Value(at)))})
 	}
-	for _, c := range counterOrder {
-		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)).
-			Add(expression.Name(attrTotal), expression.Value(workspace.SumCredits(counters[c])))
-		it, err := s.update(key(c.pk, c.sk), upd, nil)
-		if err != nil {
-			return nil, nil, err
+	for _, c := range sums.Counters {
+		pk := workspaceUsagePK(c.WorkspaceID)
+		if c.TeamID != "" {
+			pk = teamDataPK(c.WorkspaceID, c.TeamID)
 		}
-		txItems = append(txItems, it)
+		ops = append(ops, write{key: key(pk, shardSK(c.Month, shard)), upd: expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)).
+			Add(expression.Name(attrTotal), expression.Value(c.Credits))})
 	}
-	for _, c := range chatOrder {
-		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeChat)).
-			Add(expression.Name(attrCredits), expression.Value(workspace.SumCredits(chats[c])))
-		it, err := s.update(key(c.pk, c.sk), upd, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		txItems = append(txItems, it)
+	for _, c := range sums.Chats {
+		ops = append(ops, write{key: key(agentDataPK(c.WorkspaceID, c.AgentID), chatSK(c.ChatID)),
+			upd: expression.Set(expression.Name(attrEntity), expression.Value(typeChat)).
+				Add(expression.Name(attrCredits), expression.Value(c.Credits))})
 	}
-	return txItems, activityAt, nil
+	writes, err := s.decisionTx(ops, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(txItems, writes...), activityAt, nil
 }
 
 // shardOf picks the usage shard a transaction writes, from its first event.

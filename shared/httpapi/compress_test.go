@@ -44,7 +44,7 @@ func call(t *testing.T, h http.Handler, headers map[string]string) events.APIGat
 	for k, v := range headers {
 		ev.MultiValueHeaders[k] = []string{v}
 	}
-	res, err := httpapi.Lambda(h)(context.Background(), ev)
+	res, err := httpapi.Lambda(h, httpapi.ReadOnly)(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,13 @@ func JSON(w http.ResponseWriter, status int, v any) {
 		slog.Error("encode response", "error", err)
 		status, body = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	Body(w, status, "application/json", body)
+}
+
+// Body writes body, already encoded as contentType, as a response with the
+// given status, behind the same last guard as JSON: no key-shaped text.
+func Body(w http.ResponseWriter, status int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
 	_, _ = w.Write(withoutKeys(body))
 }
@@ -35,3 +41,26 @@ func withoutKeys(body []byte) []byte {
 
 // NoContent writes an empty 204 response.
 func NoContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
+
+// CreatedKey writes the 201 of a new API key: v, a JSON object that holds
+// no key, with the field "key" added holding plaintext. It is the one answer
+// that carries a key (docs/api-keys.md: a new key is shown once); the rest
+// of the body is held to withoutKeys like every other, and plaintext must be
+// a well-formed key (base62 after the prefix: nothing to escape in JSON).
+func CreatedKey(w http.ResponseWriter, v any, plaintext string) {
+	body, err := json.Marshal(v)
+	if err != nil || len(body) < 2 || body[len(body)-1] != '}' || !workspace.WellFormedKey(plaintext) {
+		slog.Error("encode new key response", "error", err)
+		JSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+		return
+	}
+	body = withoutKeys(body)
+	sep := ","
+	if len(body) == 2 { // {}
+		sep = ""
+	}
+	body = append(body[:len(body)-1], []byte(sep+`"key":"`+plaintext+`"}`)...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = w.Write(body)
+}

@@ -17,6 +17,7 @@ var statusOf = map[workspace.Kind]int{
 	workspace.KindTooLarge:         http.StatusRequestEntityTooLarge,
 	workspace.KindUnsupportedMedia: http.StatusUnsupportedMediaType,
 	workspace.KindUnavailable:      http.StatusServiceUnavailable,
+	workspace.KindUnprocessable:    http.StatusUnprocessableEntity,
 }
 
 // RetryAfterSeconds is the Retry-After of every 503: storage outages and

@@ -22,10 +22,12 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 // authorizer's) reaches the handler through the request's context. Every
 // response it writes, errors and 204 included, carries Cache-Control:
 // no-store (docs/bounds.md): answers are per key and change with every write.
+// Every write route takes an Idempotency-Key (idem; ReadOnly for a function
+// that serves no writes), whatever routes the group registers.
 // Every response is then fitted to Lambda's payload limit (fitResponse),
 // and logged as one line (logRequest).
-func Lambda(h http.Handler) ProxyHandler {
-	adapter := httpadapter.New(noStore(h))
+func Lambda(h http.Handler, idem Idempotency) ProxyHandler {
+	adapter := httpadapter.New(noStore(idem.wrap(h)))
 	return func(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 		start := time.Now()
 		ctx = roundtrip.Start(ctx)

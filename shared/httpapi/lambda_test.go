@@ -52,7 +52,7 @@ func invoke(t *testing.T, method, path, contentType, body string) events.APIGate
 		event.Headers["Content-Type"] = contentType
 		event.MultiValueHeaders["Content-Type"] = []string{contentType}
 	}
-	resp, err := httpapi.Lambda(testGroup())(context.Background(), event)
+	resp, err := httpapi.Lambda(testGroup(), httpapi.ReadOnly)(context.Background(), event)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -139,7 +139,7 @@ func TestErrorNeverEchoesAKey(t *testing.T) {
 			logs := captureLogs(t)
 			h := httpapi.Lambda(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				httpapi.Error(w, r, tc.err)
-			}))
+			}), httpapi.ReadOnly)
 			resp, err := h(context.Background(), events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: tc.path})
 			if err != nil {
 				t.Fatal(err)

@@ -31,3 +31,19 @@ func QueryTime(r *http.Request, name string) (t time.Time, set bool, err error) 
 func QueryString(r *http.Request, name string) (v string, set bool, err error) {
 	return queryValue(r, name)
 }
+
+// QueryDate reads the query parameter name as a UTC calendar day written
+// YYYY-MM-DD and returns its midnight; set is false when it is absent.
+// Anything else (a timestamp, "2026-2-3", "2026-02-30") is a KindInvalid
+// error naming the parameter.
+func QueryDate(r *http.Request, name string) (day time.Time, set bool, err error) {
+	s, set, err := queryValue(r, name)
+	if err != nil || !set {
+		return time.Time{}, false, err
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if len(s) != len(time.DateOnly) || err != nil {
+		return time.Time{}, false, workspace.Invalid("%s must be a date written YYYY-MM-DD", name)
+	}
+	return d.UTC(), true, nil
+}

@@ -31,7 +31,7 @@ func TestEveryRequestWritesOneStructuredLogLine(t *testing.T) {
 		roundtrip.Add(r.Context())
 		httpapi.Error(w, r, workspace.ErrStorageUnavailable)
 	})
-	h := httpapi.Lambda(mux)
+	h := httpapi.Lambda(mux, httpapi.ReadOnly)
 	const key = "wk_neverLoggedKey000000000000000000000001"
 	res, err := h(t.Context(), events.APIGatewayProxyRequest{
 		HTTPMethod: "GET", Path: "/workspaceapi/agents/agt_1", Resource: "/workspaceapi/agents/{agentId}",

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -213,7 +212,7 @@ func TestParallelInvitationsNeverExceedTheFreeSeats(t *testing.T) {
 	env := newEnv(t)
 	// ws_a has 10 seats, used by 2 members and 1 pending invitation: 7 free.
 	const n, free = 12, 7
-	statuses := parallel(n, func(i int) int {
+	statuses := apitest.Parallel(n, func(i int) int {
 		return env.Do(t, http.MethodPost, invitesPath, keyAdmin,
 			fmt.Sprintf(`{"email": "p%d@alpha.example", "role": "member"}`, i)).Status
 	})
@@ -237,7 +236,7 @@ func TestParallelInvitationsOfOneAddressCreateOne(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	const n = 8
-	statuses := parallel(n, func(i int) int {
+	statuses := apitest.Parallel(n, func(i int) int {
 		email := "Same@alpha.example"
 		if i%2 == 1 {
 			email = "same@ALPHA.example"
@@ -377,24 +376,6 @@ func listInvites(t *testing.T, env *apitest.Env, key string) []invites.Resource 
 	var body struct{ Invites []invites.Resource }
 	res.JSON(t, &body)
 	return body.Invites
-}
-
-// parallel runs f(0..n-1) at once and returns what each returned.
-func parallel(n int, f func(i int) int) []int {
-	out := make([]int, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			out[i] = f(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return out
 }
 
 func count(xs []int, v int) int {

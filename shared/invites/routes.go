@@ -40,6 +40,8 @@ type Deps struct {
 	// Retention is how long an expired invitation stays listed before the
 	// table's time to live removes it; zero means workspace.DefaultInviteRetention.
 	Retention time.Duration
+	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
+	Idempotency httpapi.Idempotency
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
@@ -56,4 +58,4 @@ func Routes(d Deps) http.Handler {
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), d.Idempotency) }

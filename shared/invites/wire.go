@@ -12,5 +12,6 @@ func Wire(env platform.Env, mailer Mailer) httpapi.ProxyHandler {
 	return Function(Deps{
 		Store: env.Store, Mailer: mailer, Clock: env.Clock, IDs: env.IDs,
 		AcceptURL: env.Config.InviteAcceptURL, Retention: env.Config.InviteRetention,
+		Idempotency: httpapi.Idempotency{Store: env.Store, Clock: env.Clock},
 	})
 }

@@ -6,8 +6,6 @@
 package platform
 
 import (
-	"context"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/agentplatform/workspaceapi/shared/config"
@@ -31,14 +29,16 @@ type Env struct {
 
 // Load returns the Env of a function running in Lambda: JSON logs, the
 // configuration from its environment, the DynamoDB client, the system clock.
-// It does no network I/O.
-func Load(ctx context.Context) (Env, error) {
+// Its AWS configuration is what Lambda's environment gives
+// (dynamo.AWSConfigFromEnv): it fails, naming the variable, when the region or
+// the execution role's credentials are missing. It does no I/O.
+func Load() (Env, error) {
 	config.UseJSONLogs()
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return Env{}, err
 	}
-	awsCfg, err := dynamo.LoadAWSConfig(ctx, cfg.DynamoDBEndpoint)
+	awsCfg, err := dynamo.AWSConfigFromEnv(cfg.DynamoDBEndpoint)
 	if err != nil {
 		return Env{}, err
 	}

@@ -22,6 +22,8 @@ type Deps struct {
 	Store Store
 	// Clock dates the audit entries of the changes.
 	Clock workspace.Clock
+	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
+	Idempotency httpapi.Idempotency
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
@@ -34,4 +36,4 @@ func Routes(d Deps) http.Handler {
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), d.Idempotency) }

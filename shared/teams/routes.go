@@ -32,6 +32,8 @@ type Deps struct {
 	Store Store
 	Clock workspace.Clock
 	IDs   workspace.IDGenerator
+	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
+	Idempotency httpapi.Idempotency
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
@@ -47,4 +49,4 @@ func Routes(d Deps) http.Handler {
 }
 
 // Function returns the group's Lambda handler.
-func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d)) }
+func Function(d Deps) httpapi.ProxyHandler { return httpapi.Lambda(Routes(d), d.Idempotency) }

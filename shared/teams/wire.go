@@ -8,5 +8,8 @@ import (
 // Wire is the function's one wiring: its main and the local stack both
 // build its handler here, from what every function is built from.
 func Wire(env platform.Env) httpapi.ProxyHandler {
-	return Function(Deps{Store: env.Store, Clock: env.Clock, IDs: env.IDs})
+	return Function(Deps{
+		Store: env.Store, Clock: env.Clock, IDs: env.IDs,
+		Idempotency: httpapi.Idempotency{Store: env.Store, Clock: env.Clock},
+	})
 }

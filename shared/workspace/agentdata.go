@@ -127,6 +127,18 @@ type DiaryDay struct {
 	Count int
 }
 
+// DiaryMonthDays returns the days of the UTC month starting at month that
+// have diary entries, ascending, with their counts (counts[d] is day d's).
+func DiaryMonthDays(month time.Time, counts [32]float64) []DiaryDay {
+	out := []DiaryDay{}
+	for d := 1; d <= 31; d++ {
+		if n := int(counts[d]); n > 0 {
+			out = append(out, DiaryDay{Date: DayKey(month.AddDate(0, 0, d-1)), Count: n})
+		}
+	}
+	return out
+}
+
 // MetricRecord is one record of a key metric.
 type MetricRecord struct {
 	ID         string

@@ -43,6 +43,9 @@ type APIKey struct {
 	ExpiresAt   *time.Time // nil: never expires
 	Disabled    bool
 	CreatedAt   time.Time
+	// LastUsedAt is when the authorizer last recorded the key's use, at most
+	// once per LastUsedResolution; nil: never recorded.
+	LastUsedAt *time.Time
 }
 
 // Usable reports whether the key may authenticate at now: not disabled and not expired.

@@ -90,6 +90,11 @@ func KeyActor(c Caller, requestID string) Actor {
 	return Actor{Type: ActorKey, KeyID: c.KeyID, UserID: c.UserID, RequestID: requestID}
 }
 
+// Unrecorded is the actor of changes the audit log does not record: an
+// operator's tool working on the table outside the service (wsadmin). The
+// log records what the API, ingest, the scheduler and retention change.
+var Unrecorded = Actor{}
+
 // SystemActor is the service's own actor name.
 func SystemActor(name SystemActorName) Actor { return Actor{Type: ActorSystem, System: name} }
 
@@ -294,4 +299,48 @@ func (inv Invitation) RevokedEntry(at time.Time, by Actor) AuditEntry {
 func RemovedInvitationEntry(at time.Time, by Actor, id string) AuditEntry {
 	return NewAuditEntry(at, by, ActionInviteRemoved, AuditTarget{Type: TargetInvite, ID: id},
 		Changes{"status": {From: "expired", To: nil}})
+}
+
+// CreatedEntry is the key.created entry of k, made by by at at: its name,
+// owner, scopes, team and expiry, each from null. Never the key or its hash.
+func (k APIKey) CreatedEntry(at time.Time, by Actor) AuditEntry {
+	scopes := make([]any, len(k.Scopes))
+	for i, s := range k.Scopes {
+		scopes[i] = string(s)
+	}
+	var expires any
+	if k.ExpiresAt != nil {
+		expires = FormatTime(*k.ExpiresAt)
+	}
+	return NewAuditEntry(at, by, ActionKeyCreated, AuditTarget{Type: TargetKey, ID: k.ID}, Changes{
+		"name":      {From: nil, To: k.Name},
+		"userId":    {From: nil, To: k.UserID},
+		"scopes":    {From: nil, To: scopes},
+		"teamId":    {From: nil, To: nullIfEmpty(k.TeamID)},
+		"expiresAt": {From: nil, To: expires},
+	})
+}
+
+// UpdatedEntry is the key.updated entry of ch applied to k, made by by at
+// at: the name and disabled flag where ch changes them. ok is false when ch
+// changes nothing.
+func (k APIKey) UpdatedEntry(at time.Time, by Actor, ch KeyChange) (e AuditEntry, ok bool) {
+	changes := Changes{}
+	if ch.Name != nil && *ch.Name != k.Name {
+		changes["name"] = Change{From: k.Name, To: *ch.Name}
+	}
+	if ch.Disabled != nil && *ch.Disabled != k.Disabled {
+		changes["disabled"] = Change{From: k.Disabled, To: *ch.Disabled}
+	}
+	if len(changes) == 0 {
+		return AuditEntry{}, false
+	}
+	return NewAuditEntry(at, by, ActionKeyUpdated, AuditTarget{Type: TargetKey, ID: k.ID}, changes), true
+}
+
+// KeyRevokedEntry is the key.revoked entry of key id, made by by at at: a
+// revoke, or an expired key removed to make room for a new one.
+func KeyRevokedEntry(at time.Time, by Actor, id string) AuditEntry {
+	return NewAuditEntry(at, by, ActionKeyRevoked, AuditTarget{Type: TargetKey, ID: id},
+		Changes{"revoked": {From: false, To: true}})
 }

@@ -58,6 +58,16 @@ type CreditPosition struct {
 	TeamMonth float64
 }
 
+// AgentPosition is agent a's position on the UTC day of now, given the
+// workspace's default daily limit and, as stored for now's month, the
+// agent's total usage and by day of month its usage counted toward that
+// day's limit (a daily-usage reset zeroes that, not the spend). Its team's
+// limit and usage are the caller's to add.
+func AgentPosition(a Agent, defaultDaily *float64, monthTotal float64, counted [32]float64, now time.Time) CreditPosition {
+	return CreditPosition{DailyLimit: a.DailyCreditLimit, DefaultDailyLimit: defaultDaily, MonthlyLimit: a.MonthlyCreditLimit,
+		Today: counted[now.UTC().Day()], Month: monthTotal}
+}
+
 // EffectiveDailyLimit is the agent's daily limit, else the workspace default,
 // else nil (none).
 func (p CreditPosition) EffectiveDailyLimit() *float64 {
@@ -329,6 +339,16 @@ type AgentCredits struct {
 	Today, Month float64
 }
 
+// AgentCreditsLine is agent a's line of the report of a month: its credit
+// standing now and its use in that month. For the current month that is the
+// standing's own; another month shows its total (monthTotal) and nothing today.
+func AgentCreditsLine(a Agent, credit AgentCredit, current bool, monthTotal float64) AgentCredits {
+	if !current {
+		return AgentCredits{Agent: a, Credit: credit, Month: monthTotal}
+	}
+	return AgentCredits{Agent: a, Credit: credit, Today: credit.Position.Today, Month: credit.Position.Month}
+}
+
 // CreditsReport is a workspace's credit use in one UTC month.
 type CreditsReport struct {
 	Month             string // YYYY-MM
@@ -342,4 +362,16 @@ type CreditsReport struct {
 type DayUsage struct {
 	Day     string // YYYY-MM-DD
 	Credits float64
+}
+
+// DailySpend returns the credits spent on each UTC day from from to to
+// (inclusive), oldest first, as spent gives them for the day of month d of
+// the month whose key is month (0 on days without usage).
+func DailySpend(from, to time.Time, spent func(month string, d int) float64) []DayUsage {
+	var out []DayUsage
+	day := func(t time.Time) time.Time { return t.UTC().Truncate(Day) }
+	for d, last := day(from), day(to); !d.After(last); d = d.AddDate(0, 0, 1) {
+		out = append(out, DayUsage{Day: DayKey(d), Credits: spent(MonthKey(d), d.Day())})
+	}
+	return out
 }

@@ -66,3 +66,46 @@ func TestUsagePeriodsAreUTCDaysAndMonths(t *testing.T) {
 		t.Errorf("DayKey, MonthKey = %s, %s; want 2026-11-30, 2026-11", d, m)
 	}
 }
+
+func TestAgentPositionCountsTodayWhatCountsTowardTheDailyLimit(t *testing.T) {
+	var counted [32]float64
+	counted[20], counted[21] = 3, 0 // day 21 was reset
+	a := workspace.Agent{DailyCreditLimit: limit(4), MonthlyCreditLimit: limit(50)}
+	tests := []struct {
+		name      string
+		now       time.Time
+		wantToday float64
+	}{
+		{"today's counted usage", time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC), 3},
+		{"a reset day counts nothing", time.Date(2026, 11, 21, 1, 0, 0, 0, time.UTC), 0},
+		{"the UTC day, whatever now's zone", time.Date(2026, 11, 21, 1, 0, 0, 0, time.FixedZone("x", -3*3600)), 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := workspace.AgentPosition(a, limit(9), 12, counted, tc.now)
+			if got.Today != tc.wantToday || got.Month != 12 || *got.DailyLimit != 4 || *got.DefaultDailyLimit != 9 || *got.MonthlyLimit != 50 {
+				t.Fatalf("got %+v, want today %v, month 12 and the limits as given", got, tc.wantToday)
+			}
+		})
+	}
+}
+
+func TestAgentCreditsLineShowsTodayOnlyForTheCurrentMonth(t *testing.T) {
+	credit := workspace.AgentCredit{Position: workspace.CreditPosition{Today: 2, Month: 7}}
+	tests := []struct {
+		name             string
+		current          bool
+		wantToday, wantM float64
+	}{
+		{"current month: the standing's figures", true, 2, 7},
+		{"another month: its total, nothing today", false, 0, 30},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := workspace.AgentCreditsLine(workspace.Agent{ID: "a"}, credit, tc.current, 30)
+			if got.Today != tc.wantToday || got.Month != tc.wantM || got.Agent.ID != "a" || got.Credit != credit {
+				t.Fatalf("got %+v, want today %v month %v", got, tc.wantToday, tc.wantM)
+			}
+		})
+	}
+}

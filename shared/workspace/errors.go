@@ -21,6 +21,7 @@ const (
 	KindTooLarge                         // the request body is too large: 413
 	KindUnsupportedMedia                 // the request body is not JSON: 415
 	KindUnavailable                      // a dependency failed; retrying may help: 503
+	KindUnprocessable                    // a well-formed request that cannot be applied as sent: 422
 )
 
 // Error is a domain error whose message is safe to show to the API's caller.
@@ -64,6 +65,11 @@ func UnsupportedMedia(format string, args ...any) error {
 // Unavailable returns a KindUnavailable error with a formatted message.
 func Unavailable(format string, args ...any) error {
 	return newError(KindUnavailable, format, args...)
+}
+
+// Unprocessable returns a KindUnprocessable error with a formatted message.
+func Unprocessable(format string, args ...any) error {
+	return newError(KindUnprocessable, format, args...)
 }
 
 // KindOf returns the kind of the first domain error in err's chain, or 0 when

@@ -206,13 +206,18 @@ func CheckInvite(req InviteRequest, ws Workspace, teams map[string]bool, claim E
 			return NotFound("teams[%d].teamId: team not found", i)
 		}
 	}
-	if claim.MemberID != "" {
-		return ErrAlreadyMember
+	return claim.Taken(now)
+}
+
+// SeatChange is how an invitation's creation changes its workspace's used
+// seats: it takes one, unless the expired invitation it replaces passes on
+// the seat it still holds, and each expired invitation whose seat the
+// creation releases frees one.
+func SeatChange(inheritsSeat bool, released int) int {
+	if inheritsSeat {
+		return -released
 	}
-	if claim.PendingInvite(now) {
-		return ErrAlreadyInvited
-	}
-	return nil
+	return 1 - released
 }
 
 // NewInvitation builds the invitation a valid request creates at now: it holds
@@ -274,6 +279,19 @@ type EmailClaim struct {
 	// InviteExpiresAt and InviteHoldsSeat describe the claiming invitation.
 	InviteExpiresAt time.Time
 	InviteHoldsSeat bool
+}
+
+// Taken is the error of inviting the address c claims at now: a member's
+// (ErrAlreadyMember) or a pending invitation's (ErrAlreadyInvited); nil when
+// it is free or only an expired invitation holds it.
+func (c EmailClaim) Taken(now time.Time) error {
+	if c.MemberID != "" {
+		return ErrAlreadyMember
+	}
+	if c.PendingInvite(now) {
+		return ErrAlreadyInvited
+	}
+	return nil
 }
 
 // PendingInvite reports whether an unexpired invitation holds the address at now.

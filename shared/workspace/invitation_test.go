@@ -160,3 +160,45 @@ func TestWellFormedKey(t *testing.T) {
 		t.Errorf("NewKeyPlaintext() = %q, %v: want a well-formed key", k, err)
 	}
 }
+
+func TestSeatChangeOfAnInvitationsCreation(t *testing.T) {
+	tests := []struct {
+		name         string
+		inheritsSeat bool
+		released     int
+		want         int
+	}{
+		{"a new invitation takes a seat", false, 0, 1},
+		{"replacing an expired one that holds its seat takes none", true, 0, 0},
+		{"releasing expired ones frees theirs", false, 3, -2},
+		{"both", true, 2, -2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := workspace.SeatChange(tc.inheritsSeat, tc.released); got != tc.want {
+				t.Fatalf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTakenClaimsRefuseAnInvitation(t *testing.T) {
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		claim workspace.EmailClaim
+		want  error
+	}{
+		{"free", workspace.EmailClaim{}, nil},
+		{"a member's", workspace.EmailClaim{MemberID: "u1"}, workspace.ErrAlreadyMember},
+		{"a pending invitation's", workspace.EmailClaim{InviteID: "i1", InviteExpiresAt: now.Add(time.Second)}, workspace.ErrAlreadyInvited},
+		{"an invitation's that expires now", workspace.EmailClaim{InviteID: "i1", InviteExpiresAt: now}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.claim.Taken(now); got != tc.want {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

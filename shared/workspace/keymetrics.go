@@ -1,6 +1,9 @@
 package workspace
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Bounds of GET .../key-metrics (docs/agent-data.md).
 const (
@@ -125,6 +128,80 @@ func (p Period) Split() MetricSplit {
 		s.Partial = append(s.Partial, Period{Start: to, End: p.End})
 	}
 	return s
+}
+
+// MetricReads are what a metric's figures for a period and the period
+// before it are read from: one range of day summaries, Days, covering both
+// periods' whole days (empty when its start is not before its end), and the
+// stretches of partial days whose records are read, merged where the two
+// periods' stretches touch (the previous period's end is this one's start).
+type MetricReads struct {
+	Current, Previous MetricSplit
+	Days              Period
+	Partial           []Period
+}
+
+// Reads returns what p's figures and those of the period before it are read
+// from.
+func (p Period) Reads() MetricReads {
+	r := MetricReads{Current: p.Split(), Previous: p.Previous().Split()}
+	r.Days = Period{Start: minTime(r.Previous.WholeFrom, r.Current.WholeFrom), End: maxTime(r.Previous.WholeTo, r.Current.WholeTo)}
+	r.Partial = MergePeriods(append(slices.Clone(r.Previous.Partial), r.Current.Partial...))
+	return r
+}
+
+// AddDay adds the summary t of the UTC day starting at day to the figures
+// of whichever period holds that whole day.
+func (r MetricReads) AddDay(f *MetricFigures, day time.Time, t MetricTotals) {
+	if !day.Before(r.Current.WholeFrom) && day.Before(r.Current.WholeTo) {
+		f.Current.Add(t)
+	}
+	if !day.Before(r.Previous.WholeFrom) && day.Before(r.Previous.WholeTo) {
+		f.Previous.Add(t)
+	}
+}
+
+// AddRecord counts rec in the figures of whichever period's partial days
+// hold it.
+func (r MetricReads) AddRecord(f *MetricFigures, rec MetricRecord) {
+	for _, q := range r.Current.Partial {
+		if q.Contains(rec.OccurredAt) {
+			f.Current.AddRecord(rec)
+		}
+	}
+	for _, q := range r.Previous.Partial {
+		if q.Contains(rec.OccurredAt) {
+			f.Previous.AddRecord(rec)
+		}
+	}
+}
+
+// MergePeriods sorts ps and joins those that touch or overlap.
+func MergePeriods(ps []Period) []Period {
+	slices.SortFunc(ps, func(a, b Period) int { return a.Start.Compare(b.Start) })
+	var out []Period
+	for _, q := range ps {
+		if n := len(out); n > 0 && !q.Start.After(out[n-1].End) {
+			out[n-1].End = maxTime(out[n-1].End, q.End)
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // MetricTotals are a metric's figures over some time: records, records with

@@ -149,3 +149,72 @@ func TestAPeriodThatWouldReachPast9999EndsThere(t *testing.T) {
 		})
 	}
 }
+
+func TestMergePeriodsJoinsTouchingAndOverlapping(t *testing.T) {
+	at := func(h int) time.Time {
+		return time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(h) * time.Hour)
+	}
+	p := func(a, b int) Period { return Period{Start: at(a), End: at(b)} }
+	tests := []struct {
+		name     string
+		in, want []Period
+	}{
+		{"none", nil, nil},
+		{"apart stay apart, sorted", []Period{p(5, 6), p(1, 2)}, []Period{p(1, 2), p(5, 6)}},
+		{"touching join", []Period{p(2, 4), p(1, 2)}, []Period{p(1, 4)}},
+		{"overlapping join", []Period{p(1, 3), p(2, 4)}, []Period{p(1, 4)}},
+		{"contained is absorbed", []Period{p(1, 5), p(2, 3)}, []Period{p(1, 5)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := MergePeriods(tc.in)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if !got[i].Start.Equal(tc.want[i].Start) || !got[i].End.Equal(tc.want[i].End) {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestMetricReadsCountEachDayAndRecordInItsPeriod(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
+	// Two days and a half; the period before starts on day 8 at midnight.
+	p := Period{Start: day(10).Add(12 * time.Hour), End: day(13)}
+	r := p.Reads()
+	if !r.Days.Start.Equal(day(8)) || !r.Days.End.Equal(day(13)) {
+		t.Fatalf("got days %v–%v, want %v–%v", r.Days.Start, r.Days.End, day(8), day(13))
+	}
+	if len(r.Partial) != 1 || !r.Partial[0].Start.Equal(day(10)) || !r.Partial[0].End.Equal(day(11)) {
+		t.Fatalf("got partial stretches %v, want day 10 alone (its two halves joined)", r.Partial)
+	}
+	one := MetricTotals{Count: 1}
+	tests := []struct {
+		name           string
+		day            *time.Time
+		rec            time.Time
+		wantCur, wantP int
+	}{
+		{"a whole day of the period", &[]time.Time{day(11)}[0], time.Time{}, 1, 0},
+		{"a whole day of the period before", &[]time.Time{day(9)}[0], time.Time{}, 0, 1},
+		{"a record in the period's first half day", nil, day(10).Add(13 * time.Hour), 1, 0},
+		{"a record in the previous period's last half day", nil, day(10).Add(11 * time.Hour), 0, 1},
+		{"a record outside both", nil, day(13).Add(time.Hour), 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var f MetricFigures
+			if tc.day != nil {
+				r.AddDay(&f, *tc.day, one)
+			} else {
+				r.AddRecord(&f, MetricRecord{OccurredAt: tc.rec})
+			}
+			if f.Current.Count != tc.wantCur || f.Previous.Count != tc.wantP {
+				t.Fatalf("got current %d previous %d, want %d and %d", f.Current.Count, f.Previous.Count, tc.wantCur, tc.wantP)
+			}
+		})
+	}
+}

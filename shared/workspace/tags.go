@@ -49,6 +49,22 @@ func (k Taggable) NotFound() error {
 	return ErrAgentNotFound
 }
 
+// InScope reports whether the entity of kind k with id id (of team teamID,
+// for an agent) is visible to a key of team scope ("" for a workspace-wide
+// key): an agent of that team, the team itself; members are workspace-wide,
+// so a team-scoped key sees none.
+func (k Taggable) InScope(id, teamID, scope string) bool {
+	switch {
+	case scope == "":
+		return true
+	case k == TaggableTeam:
+		return id == scope
+	case k == TaggableAgent:
+		return teamID == scope
+	}
+	return false
+}
+
 // ErrTooManyTags is the per-id failure of an add that would take an entity
 // past MaxTags: the entity is left as it was.
 var ErrTooManyTags = Invalid("an entity holds at most %d tags; this change would exceed that, so nothing was changed", MaxTags)

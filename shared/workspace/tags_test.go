@@ -109,3 +109,29 @@ func TestTeamNameIsTrimmedAndBounded(t *testing.T) {
 		t.Errorf("team names must compare case-insensitively after trimming")
 	}
 }
+
+func TestInScopeTeamKeysSeeTheirTeamAndItsAgentsOnly(t *testing.T) {
+	tests := []struct {
+		name              string
+		kind              workspace.Taggable
+		id, teamID, scope string
+		want              bool
+	}{
+		{"workspace key sees a member", workspace.TaggableMember, "u1", "", "", true},
+		{"workspace key sees any agent", workspace.TaggableAgent, "a1", "t2", "", true},
+		{"workspace key sees any team", workspace.TaggableTeam, "t2", "", "", true},
+		{"team key sees its team", workspace.TaggableTeam, "t1", "", "t1", true},
+		{"team key does not see another team", workspace.TaggableTeam, "t2", "", "t1", false},
+		{"team key sees its team's agent", workspace.TaggableAgent, "a1", "t1", "t1", true},
+		{"team key does not see another team's agent", workspace.TaggableAgent, "a1", "t2", "t1", false},
+		{"team key does not see an agent without a team", workspace.TaggableAgent, "a1", "", "t1", false},
+		{"team key sees no member", workspace.TaggableMember, "u1", "", "t1", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.kind.InScope(tc.id, tc.teamID, tc.scope); got != tc.want {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

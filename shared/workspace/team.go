@@ -40,23 +40,38 @@ const MaxTeamNameLength = 100
 const MaxTeamNameKeyBytes = 1000
 
 // TeamName returns raw trimmed of surrounding white space, which is how the
-// name is stored and shown, or a KindInvalid error unless it is then 1 to
-// MaxTeamNameLength characters, holds no control character (Cc) and no
-// format character (Cf: zero-width characters, bidi controls, the soft
-// hyphen), holds something visible (see invisible), holds no key-shaped
-// text, and its key fits MaxTeamNameKeyBytes.
+// name is stored and shown, or a KindInvalid error unless it is a
+// displayName of at most MaxTeamNameLength characters whose key fits
+// MaxTeamNameKeyBytes.
 func TeamName(raw string) (string, error) {
+	name, err := displayName(raw, MaxTeamNameLength, "team names")
+	if err != nil {
+		return "", err
+	}
+	if len(TeamNameKey(name)) > MaxTeamNameKeyBytes {
+		return "", Invalid("name is too long once normalized: its compatibility characters (Unicode NFKC) expand it past %d bytes", MaxTeamNameKeyBytes)
+	}
+	return name, nil
+}
+
+// displayName returns raw trimmed of surrounding white space, or a
+// KindInvalid error unless it is then 1 to maxLen characters, holds no
+// control character (Cc) and no format character (Cf: zero-width
+// characters, bidi controls, the soft hyphen), holds something visible (see
+// invisible) and holds no key-shaped text. what names such names in the
+// messages ("team names").
+func displayName(raw string, maxLen int, what string) (string, error) {
 	name := strings.TrimSpace(raw)
-	if n := utf8.RuneCountInString(name); n < 1 || n > MaxTeamNameLength {
-		return "", Invalid("name must be 1 to %d characters after trimming surrounding whitespace", MaxTeamNameLength)
+	if n := utf8.RuneCountInString(name); n < 1 || n > maxLen {
+		return "", Invalid("name must be 1 to %d characters after trimming surrounding whitespace", maxLen)
 	}
 	visible := false
 	for _, r := range name {
 		switch {
 		case unicode.Is(unicode.Cc, r):
-			return "", Invalid("name holds %U, a control character: team names cannot hold control characters", r)
+			return "", Invalid("name holds %U, a control character: %s cannot hold control characters", r, what)
 		case unicode.Is(unicode.Cf, r):
-			return "", Invalid("name holds %U, an invisible format character (zero-width, bidi control or soft hyphen): team names cannot hold format characters", r)
+			return "", Invalid("name holds %U, an invisible format character (zero-width, bidi control or soft hyphen): %s cannot hold format characters", r, what)
 		case !invisible(r):
 			visible = true
 		}
@@ -65,11 +80,8 @@ func TeamName(raw string) (string, error) {
 		return "", Invalid("name must hold at least one visible character")
 	}
 	if ContainsKey(name) {
-		// Stored, it would be echoed by every read of the team (docs/bounds.md).
+		// Stored, it would be echoed by every read (docs/bounds.md).
 		return "", Invalid("name looks like an API key; keys go only in the Authorization header")
-	}
-	if len(TeamNameKey(name)) > MaxTeamNameKeyBytes {
-		return "", Invalid("name is too long once normalized: its compatibility characters (Unicode NFKC) expand it past %d bytes", MaxTeamNameKeyBytes)
 	}
 	return name, nil
 }
@@ -135,4 +147,17 @@ func (m Member) RoleIn(teamID string) TeamRole {
 		}
 	}
 	return ""
+}
+
+// CheckMembershipIDs is the rule before a team membership is written: an id
+// that cannot be one names nothing, the team first (ErrTeamNotFound), then
+// the member (ErrMemberNotFound).
+func CheckMembershipIDs(teamID, userID string) error {
+	if !PlausibleID(teamID) {
+		return ErrTeamNotFound
+	}
+	if !PlausibleID(userID) {
+		return ErrMemberNotFound
+	}
+	return nil
 }

@@ -228,3 +228,25 @@ func TestAMembersRoleInATeam(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckMembershipIDsNamesTheTeamFirst(t *testing.T) {
+	long := strings.Repeat("x", workspace.MaxIDLength+1)
+	tests := []struct {
+		name           string
+		teamID, userID string
+		want           error
+	}{
+		{"both plausible", "t1", "u1", nil},
+		{"no team id", "", "u1", workspace.ErrTeamNotFound},
+		{"a team id too long", long, "u1", workspace.ErrTeamNotFound},
+		{"no user id", "t1", "", workspace.ErrMemberNotFound},
+		{"neither: the team first", "", long, workspace.ErrTeamNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := workspace.CheckMembershipIDs(tc.teamID, tc.userID); got != tc.want {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

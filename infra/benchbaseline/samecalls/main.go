@@ -4,6 +4,10 @@
 // plain SDK client and does nothing else, built with the functions' flags.
 // A function's cold start over this one's is what its own code adds to the
 // SDK, the connection and the calls every such function pays.
+//
+// Like the functions (shared/dynamo.AWSConfigFromEnv), it builds its AWS
+// configuration from Lambda's environment, not with the SDK's config
+// package, so both pay the same start-up.
 package main
 
 import (
@@ -13,16 +17,20 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/agentplatform/workspaceapi/infra/benchbaseline"
 )
 
 func main() {
-	cfg, err := config.LoadDefaultConfig(context.Background())
-	if err != nil {
-		log.Fatal(err)
+	region, key, secret := os.Getenv("AWS_REGION"), os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if region == "" || key == "" || secret == "" {
+		log.Fatal("samecalls: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set")
+	}
+	cfg := aws.Config{
+		Region:      region,
+		Credentials: credentials.NewStaticCredentialsProvider(key, secret, os.Getenv("AWS_SESSION_TOKEN")),
 	}
 	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {

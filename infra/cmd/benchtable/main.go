@@ -3,16 +3,22 @@
 // with the command that reproduces it alone.
 //
 //   - size: each function's `bootstrap` as it ships (linux/arm64, the
-//     Makefile's flags); target at most 12 MB.
+//     Makefile's flags); target at most 9 MB.
 //   - cold: process start to first response of each bootstrap under the
 //     Lambda Runtime API emulator (infra/lambdaemu), built for this machine
 //     with the same flags, against a hello-world aws-lambda-go function and
 //     a minimal function making the very DynamoDB calls the function made
 //     (infra/benchbaseline); target at most 1.3x the same-calls baseline.
+//   - init: of the same runs, process start to the function's first request
+//     for an event (its package initialization and main before
+//     lambda.Start); target at most 1.5x the hello-world function's.
 //   - warm: p50 and p99 of each endpoint through the local gateway as
 //     `make run` serves it, against replaying the same DynamoDB calls raw
 //     from the functions' own client in the same run; target p50 at most
 //     1.3x.
+//   - handler: of the same requests, the function's handler alone (its
+//     Invoke of the event the gateway built, in-process, without the
+//     gateway's hop) against the same raw calls; target p50 at most 1.15x.
 //   - trips: each endpoint's DynamoDB round trips beside its budget.
 //   - mem: each bootstrap's peak resident memory (VmHWM) under its heaviest
 //     request; target 128 MB.
@@ -79,7 +85,7 @@ func main() {
 func parseFlags(args []string) (settings, error) {
 	var s settings
 	fs := flag.NewFlagSet("benchtable", flag.ContinueOnError)
-	only := fs.String("only", "", "rows to run: comma-separated row ids (cold:CreditsFunction), kinds (size, cold, warm, trips, mem) or prefixes ending in *")
+	only := fs.String("only", "", "rows to run: comma-separated row ids (cold:CreditsFunction), kinds (size, init, cold, warm, handler, trips, mem) or prefixes ending in *")
 	fs.IntVar(&s.runs, "runs", 15, "cold starts per function and baseline (the median is reported)")
 	fs.IntVar(&s.requests, "requests", 200, "measured warm requests per endpoint")
 	fs.IntVar(&s.warmup, "warmup", 20, "warm requests per endpoint before measuring")
@@ -193,8 +199,8 @@ func run(ctx context.Context, s settings, out, progress io.Writer) error {
 		return err
 	}
 	if len(b.rows) == 0 {
-		return fmt.Errorf("-only %q selects no row; row ids look like size:CreditsFunction, cold:CreditsFunction, "+
-			"'warm:GET /workspaceapi/credits', 'trips:GET /workspaceapi/credits', mem:CreditsFunction", strings.Join(s.only, ","))
+		return fmt.Errorf("-only %q selects no row; row ids look like size:CreditsFunction, init:CreditsFunction, cold:CreditsFunction, "+
+			"'warm:GET /workspaceapi/credits', 'handler:GET /workspaceapi/credits', 'trips:GET /workspaceapi/credits', mem:CreditsFunction", strings.Join(s.only, ","))
 	}
 	// The load says how far other work on the machine shared it with the run.
 	fmt.Fprintf(out, "make bench: %d CPUs, %s/%s, %s, DynamoDB Local, load average %s before and %s after; %s\n\n",

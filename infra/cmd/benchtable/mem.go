@@ -68,6 +68,7 @@ func (b *bench) heavyRequests() map[string]heavy {
 		"AuditFunction":   api("a page of up to 1,000 audit log entries", "GET", "/workspaceapi/audit-log?limit=1000", ""),
 		"TagsFunction":    api("a 100-id agent tag batch, every id changed", "POST", "/workspaceapi/agents/tags", tagBatch),
 		"TeamsFunction":   api(fmt.Sprintf("the list of %d teams", (s.agents+99)/100), "GET", "/workspaceapi/teams", ""),
+		"KeysFunction":    api("the workspace's key list", "GET", "/workspaceapi/keys", ""),
 		"IngestFunction": {what: "an SQS batch of 25 chat.message events of 230 KB (a 6 MB event)", check: checkBatch,
 			event: func() []byte { return heavyIngest() }},
 		"SchedulerFunction": {what: fmt.Sprintf("the daily run resuming %d agents", s.stopped), check: checkResumed(s.stopped),

@@ -56,9 +56,11 @@ type bench struct {
 	progress io.Writer
 	tmpl     *localgw.Template
 	fnIDs    []string
-	memory   map[string]int // each function's MemorySize in the template
-	tmp      string
-	rows     []row
+	// routeFunction is the function of each route, by routeID.
+	routeFunction map[string]string
+	memory        map[string]int // each function's MemorySize in the template
+	tmp           string
+	rows          []row
 
 	arm64 map[string]string // what ships, by logical id (sizes)
 	host  map[string]string // built for this machine, by logical id (cold, mem)
@@ -91,9 +93,10 @@ type bench struct {
 	// cache, the handlers in-process); bin serves it with any function
 	// registered in reg as its bootstrap under the emulator and the
 	// authorizer run on every request.
-	run, bin *httptest.Server
-	reg      *registry
-	http     *http.Client
+	run, bin     *httptest.Server
+	reg          *registry
+	handlerTimes *handlerTimes // of the run gateway's functions
+	http         *http.Client
 
 	loadedBig bool
 	refused   map[string]int // replayed warm calls DynamoDB refused, by route
@@ -116,6 +119,10 @@ func newBench(ctx context.Context, s settings, progress io.Writer) (_ *bench, er
 		return nil, err
 	}
 	b.fnIDs = b.tmpl.FunctionIDs()
+	b.routeFunction = map[string]string{}
+	for _, r := range b.tmpl.Routes() {
+		b.routeFunction[routeID(r)] = r.FunctionID
+	}
 	if b.memory, err = templateMemory(filepath.Join(s.root, "template.yaml")); err != nil {
 		return nil, err
 	}
@@ -128,7 +135,7 @@ func newBench(ctx context.Context, s settings, progress io.Writer) (_ *bench, er
 		if s.want("size:" + id) {
 			arm64IDs = append(arm64IDs, id)
 		}
-		if s.wantAny("cold:"+id, "mem:"+id) {
+		if s.wantAny("cold:"+id, "init:"+id, "mem:"+id) {
 			hostIDs = append(hostIDs, id)
 		}
 	}
@@ -178,10 +185,10 @@ func newBench(ctx context.Context, s settings, progress io.Writer) (_ *bench, er
 	return b, nil
 }
 
-// wantCold reports whether any cold-start row is selected.
+// wantCold reports whether any cold-start or init row is selected.
 func (b *bench) wantCold() bool {
 	for _, id := range b.fnIDs {
-		if b.s.want("cold:" + id) {
+		if b.s.wantAny("cold:"+id, "init:"+id) {
 			return true
 		}
 	}
@@ -194,7 +201,7 @@ func (b *bench) wantWarm() bool {
 		return true
 	}
 	for _, r := range b.tmpl.Routes() {
-		if b.s.wantAny("warm:"+routeID(r), "trips:"+routeID(r)) {
+		if b.s.wantAny("warm:"+routeID(r), "handler:"+routeID(r), "trips:"+routeID(r)) {
 			return true
 		}
 	}
@@ -210,7 +217,7 @@ func (b *bench) newClient(ctx context.Context, more ...func(*dynamodb.Options)) 
 		o.Region = region
 		o.Credentials = credentials.NewStaticCredentialsProvider(accessKeyID, secretAccessKey, "")
 	}}, more...)
-	return dynamo.NewClient(ctx, b.endpoint, opts...)
+	return tableops.NewClient(ctx, b.endpoint, opts...)
 }
 
 // startDynamo starts DynamoDB Local, unless one is named.
@@ -249,15 +256,19 @@ func (b *bench) loadDemo(ctx context.Context) error {
 	}
 	now := time.Now().UTC()
 	tables := []string{b.table, b.tableA, b.tableB}
+	// Every table is created before any is loaded: DynamoDB Local answers
+	// more slowly once it has served load, and the twins must start equal.
+	for _, table := range tables {
+		if err := tableops.CreateTable(ctx, client, table); err != nil {
+			return err
+		}
+	}
 	errs := make([]error, len(tables))
 	var wg sync.WaitGroup
 	for i, table := range tables {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[i] = tableops.CreateTable(ctx, client, table); errs[i] != nil {
-				return
-			}
 			store := dynamo.New(client, table)
 			events := stack.EventApplier(stack.Deps{Store: store, Clock: fixedClock(now)})
 			if _, err := fixture.Load(ctx, store, f, now, fixture.Options{Events: events}); err != nil {
@@ -300,7 +311,14 @@ func (b *bench) startStack(ctx context.Context) error {
 	b.binDeps = b.deps
 	b.binDeps.Store, b.binDeps.AuthorizerStore = dynamo.New(b.fnClient, b.table), dynamo.New(b.authClient, b.table)
 	quiet := slog.New(slog.DiscardHandler)
-	run, err := localgw.New(b.tmpl, stack.Functions(b.deps), localgw.Options{Logger: quiet})
+	// Each function of the run gateway is timed alone (handlerTimes): the
+	// handler's Invoke of the event the gateway built, without the hop.
+	b.handlerTimes = &handlerTimes{last: map[string]time.Duration{}}
+	timed := map[string]localgw.Factory{}
+	for id, f := range stack.Functions(b.deps) {
+		timed[id] = func() lambda.Handler { return timedHandler{id: id, h: f(), times: b.handlerTimes} }
+	}
+	run, err := localgw.New(b.tmpl, timed, stack.GatewayOptions(localgw.Options{Logger: quiet}))
 	if err != nil {
 		return err
 	}
@@ -432,6 +450,47 @@ func (d dispatcher) Invoke(ctx context.Context, payload []byte) ([]byte, error) 
 		return p.Handler().Invoke(ctx, payload)
 	}
 	return d.local.Invoke(ctx, payload)
+}
+
+// handlerTimes holds the last invocation's duration of each function of the
+// run gateway, by logical id.
+type handlerTimes struct {
+	mu   sync.Mutex
+	last map[string]time.Duration
+}
+
+// reset forgets every duration.
+func (h *handlerTimes) reset() {
+	h.mu.Lock()
+	clear(h.last)
+	h.mu.Unlock()
+}
+
+// of returns function id's last duration, 0 when it did not run.
+func (h *handlerTimes) of(id string) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.last[id]
+}
+
+// timedHandler is a function's handler whose every invocation is timed: the
+// handler alone, from the event's bytes to the answer's, as the Lambda
+// runtime calls it.
+type timedHandler struct {
+	id    string
+	h     lambda.Handler
+	times *handlerTimes
+}
+
+// Invoke runs the handler and records how long it took.
+func (t timedHandler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	start := time.Now()
+	out, err := t.h.Invoke(ctx, payload)
+	took := time.Since(start)
+	t.times.mu.Lock()
+	t.times.last[t.id] = took
+	t.times.mu.Unlock()
+	return out, err
 }
 
 // request is one HTTP request to a gateway.

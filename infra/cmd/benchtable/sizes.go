@@ -7,14 +7,17 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// maxBootstrapBytes is the size target of a bootstrap: 12 MB.
-const maxBootstrapBytes = 12_000_000
+// maxBootstrapBytes is the size target of a bootstrap: 9 MB (issue 17).
+const maxBootstrapBytes = 9_000_000
+
+// sizeToday is what issue 17 measured before its work, for the row.
+const sizeToday = "9.7-11.3 MB"
 
 // sizes adds a row per function: its bootstrap as it ships (linux/arm64).
 func (b *bench) sizes() {
 	baselines := ""
 	if hello, same := fileSize(b.arm64[helloID]), fileSize(b.arm64[sameCallsID]); hello > 0 && same > 0 {
-		baselines = fmt.Sprintf("hello-world %s, same-calls %s", mb(hello), mb(same))
+		baselines = fmt.Sprintf("; hello-world %s, same-calls %s", mb(hello), mb(same))
 	}
 	for _, id := range b.fnIDs {
 		if !b.s.want("size:" + id) {
@@ -23,7 +26,7 @@ func (b *bench) sizes() {
 		n := fileSize(b.arm64[id])
 		b.rows = append(b.rows, row{
 			id: "size:" + id, measure: "bootstrap size (linux/arm64, as shipped)", subject: id,
-			value: mb(n), against: baselines, target: "≤ 12 MB", met: met(n > 0 && n <= maxBootstrapBytes),
+			value: mb(n), against: "today (issue 17) " + sizeToday + baselines, target: "≤ 9 MB", met: met(n > 0 && n <= maxBootstrapBytes),
 		})
 	}
 }

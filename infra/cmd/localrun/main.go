@@ -118,7 +118,7 @@ func run(ctx context.Context, out io.Writer) error {
 		endpoint = inst.Endpoint
 		logger.Info("DynamoDB Local started (in memory)", "endpoint", endpoint)
 	}
-	client, err := dynamo.NewClient(ctx, endpoint)
+	client, err := tableops.NewClient(ctx, endpoint)
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fns := stack.Functions(deps)
-	gw, err := localgw.New(tmpl, fns, localgw.Options{Logger: logger})
+	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{Logger: logger}))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -11,9 +12,6 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
-
-// keyIDPrefix starts the id of every key wsadmin issues.
-const keyIDPrefix = "key_"
 
 func (a *app) keys(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -130,26 +128,13 @@ func (a *app) keysIssue(ctx context.Context, args []string) error {
 	})
 }
 
-// issue checks that the key's owner is a member and its team exists, stores a
-// new key like tmpl and prints its id and plaintext, the only time the
-// plaintext is ever shown.
+// issue stores a new key like tmpl and prints its id and plaintext, the
+// only time the plaintext is ever shown. The store checks, in the same
+// transaction, that its owner is a member, that its team exists and that
+// the workspace has room for it (at most workspace.MaxLiveKeys live keys).
 func (a *app) issue(ctx context.Context, store *dynamo.Store, tmpl workspace.APIKey) error {
-	if _, err := store.Member(ctx, tmpl.WorkspaceID, tmpl.UserID); err != nil {
-		if workspace.IsNotFound(err) {
-			return fmt.Errorf("user %s is not a member of workspace %s", tmpl.UserID, tmpl.WorkspaceID)
-		}
-		return err
-	}
-	if tmpl.TeamID != "" {
-		if _, err := store.Team(ctx, tmpl.WorkspaceID, tmpl.TeamID); err != nil {
-			if workspace.IsNotFound(err) {
-				return fmt.Errorf("team %s does not exist in workspace %s", tmpl.TeamID, tmpl.WorkspaceID)
-			}
-			return err
-		}
-	}
 	now := a.now()
-	id, err := workspace.SortableIDs{}.NewID(keyIDPrefix)
+	id, err := workspace.SortableIDs{}.NewID(workspace.KeyIDPrefix)
 	if err != nil {
 		return fmt.Errorf("new key id: %w", err)
 	}
@@ -159,7 +144,12 @@ func (a *app) issue(ctx context.Context, store *dynamo.Store, tmpl workspace.API
 	}
 	k := tmpl
 	k.ID, k.Hash, k.Disabled, k.CreatedAt = id, workspace.HashKey(plaintext), false, now
-	if err := store.CreateAPIKey(ctx, k); err != nil {
+	switch err := store.CreateAPIKey(ctx, workspace.Unrecorded, k, now); {
+	case errors.Is(err, workspace.ErrMemberNotFound):
+		return fmt.Errorf("user %s is not a member of workspace %s", k.UserID, k.WorkspaceID)
+	case errors.Is(err, workspace.ErrTeamNotFound):
+		return fmt.Errorf("team %s does not exist in workspace %s", k.TeamID, k.WorkspaceID)
+	case err != nil:
 		return err
 	}
 	fmt.Fprintf(a.stdout, "id: %s\nkey: %s\n", k.ID, plaintext)
@@ -232,7 +222,7 @@ func (a *app) keysSetDisabled(ctx context.Context, verb string, args []string, d
 	if err != nil {
 		return err
 	}
-	if err := store.SetAPIKeyDisabled(ctx, ws, id, disabled); err != nil {
+	if _, err := store.UpdateAPIKey(ctx, workspace.Unrecorded, ws, id, workspace.KeyChange{Disabled: &disabled}, a.now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "%sd %s\n", verb, id)
@@ -275,7 +265,8 @@ func (a *app) keysRotate(ctx context.Context, args []string) error {
 	}); err != nil {
 		return err
 	}
-	if err := store.SetAPIKeyDisabled(ctx, ws, id, true); err != nil {
+	disabled := true
+	if _, err := store.UpdateAPIKey(ctx, workspace.Unrecorded, ws, id, workspace.KeyChange{Disabled: &disabled}, a.now()); err != nil {
 		return fmt.Errorf("the new key is issued, but the old key %s is still enabled: %w; disable it with: wsadmin keys disable -workspace %s -id %s", id, err, ws, id)
 	}
 	fmt.Fprintf(a.stdout, "disabled %s\n", id)

@@ -164,7 +164,7 @@ func (a *app) client(ctx context.Context) (*dynamodb.Client, error) {
 		region := a.region
 		opts = append(opts, func(o *dynamodb.Options) { o.Region = region })
 	}
-	return dynamo.NewClient(ctx, a.endpoint, opts...)
+	return tableops.NewClient(ctx, a.endpoint, opts...)
 }
 
 // store returns the store over the table of the global flags.

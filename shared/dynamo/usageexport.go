@@ -1,0 +1,156 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// The usage export reads the agents' month usage items, the counters usage
+// already keeps, through two month listings written with them (keys.go):
+// GSI1 lists the agents of a workspace that spent in a month, GSI2 those of
+// one team. Each listing names only agents that spent, so an export reads
+// O(months x agents that spent) items, never every agent of the workspace,
+// and a team-scoped key reads its team's agents only. Both indexes project
+// every attribute, so the listing carries the day figures and no item is read
+// twice.
+//
+// The listing keys are SET by every usage write of the item (ApplyUsage), to
+// the same values each time, so they exist from the item's first usage on.
+// An index entry is one item per agent and month: DynamoDB spreads a busy
+// month's partition over its sort keys, unlike a single counter item, which
+// is why these need no shards.
+
+// usageIndexAttrs are the attributes that put an agent's month usage item in
+// the month listings: its agent and team, and the index keys.
+func usageIndexAttrs(r agentRef, month string) [][2]string {
+	attrs := [][2]string{
+		{attrAgentID, r.agent},
+		{attrGSI1PK, usageMonthGSI1PK(r.ws, month)},
+		{attrGSI1SK, agentSK(r.agent)},
+	}
+	if r.team != "" {
+		attrs = append(attrs, [2]string{attrTeamID, r.team},
+			[2]string{attrGSI2PK, teamUsageMonthGSI2PK(r.ws, month, r.team)},
+			[2]string{attrGSI2SK, agentSK(r.agent)})
+	}
+	return attrs
+}
+
+// indexUsage adds to upd, an update of r's month usage item, the SETs of
+// usageIndexAttrs.
+func indexUsage(upd expression.UpdateBuilder, r agentRef, month string) expression.UpdateBuilder {
+	for _, a := range usageIndexAttrs(r, month) {
+		upd = upd.Set(expression.Name(a[0]), expression.Value(a[1]))
+	}
+	return upd
+}
+
+// usageListing decodes one entry of a month listing.
+type usageListing struct{ workspace.AgentMonthSpend }
+
+// UnmarshalDynamoDBAttributeValue reads the listing's projection of a month
+// usage item: its agent, its team and its days' spend.
+func (u *usageListing) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	m, ok := av.(*types.AttributeValueMemberM)
+	if !ok {
+		return fmt.Errorf("usage listing: %T is not an item", av)
+	}
+	mu, err := loadMonthUsage(m.Value)
+	if err != nil {
+		return err
+	}
+	str := func(name string) string {
+		s, _ := m.Value[name].(*types.AttributeValueMemberS)
+		if s == nil {
+			return ""
+		}
+		return s.Value
+	}
+	u.AgentMonthSpend = workspace.AgentMonthSpend{AgentID: str(attrAgentID), TeamID: str(attrTeamID), Spent: mu.Spent}
+	return nil
+}
+
+// UsageMonthPage lists the agents of ws that spent in month (YYYY-MM), only
+// team's when team is not empty, in agent id order, after the agent id after
+// ("" from the first), up to limit of them; more tells whether others
+// follow. Each agent comes with its spend per day of the month and the team
+// it spent in. One Query per 1 MB page of the listing (about 1,300 agents);
+// the listing is an index, so it may lag a usage write by a moment.
+func (s *Store) UsageMonthPage(ctx context.Context, ws, team, month, after string, limit int) (
+	usage []workspace.AgentMonthSpend, more bool, err error) {
+	pk, skAttr, pkAttr, index := usageMonthGSI1PK(ws, month), attrGSI1SK, attrGSI1PK, IndexGSI1
+	if team != "" {
+		pk, skAttr, pkAttr, index = teamUsageMonthGSI2PK(ws, month, team), attrGSI2SK, attrGSI2PK, IndexGSI2
+	}
+	proj := expression.NamesList(expression.Name(attrAgentID), expression.Name(attrTeamID))
+	for d := 1; d <= 31; d++ {
+		proj = proj.AddNames(expression.Name(spentAttr(d)))
+	}
+	// Every entry's sort key is AGENT#<id>, so "after AGENT#" is all of them.
+	e, err := build(expression.NewBuilder().WithProjection(proj).WithKeyCondition(
+		expression.Key(pkAttr).Equal(expression.Value(pk)).And(expression.Key(skAttr).GreaterThan(expression.Value(agentSK(after))))))
+	if err != nil {
+		return nil, false, err
+	}
+	in := &dynamodb.QueryInput{
+		IndexName: aws.String(index), KeyConditionExpression: e.KeyCondition(), ProjectionExpression: e.Projection(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}
+	return queryPage(ctx, s, in, nil, limit, "usage listing", func(u usageListing) workspace.AgentMonthSpend { return u.AgentMonthSpend })
+}
+
+// ExportNames returns the names of the agents agentIDs and the teams teamIDs
+// of ws, by id, for the rows of one export page: one BatchGetItem per 100
+// ids. An id without an item (or of another workspace) has no entry.
+func (s *Store) ExportNames(ctx context.Context, ws string, agentIDs, teamIDs []string) (agents, teams map[string]string, err error) {
+	keys := make([]item, 0, len(agentIDs)+len(teamIDs))
+	for _, id := range agentIDs {
+		keys = append(keys, key(wsPK(ws), agentSK(id)))
+	}
+	for _, id := range teamIDs {
+		keys = append(keys, key(wsPK(ws), teamSK(id)))
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	agents, teams = map[string]string{}, map[string]string{}
+	for k, raw := range found {
+		var e taggedItem
+		if err := unmarshal(raw, &e); err != nil {
+			return nil, nil, err
+		}
+		if k[1] == agentSK(e.ID) {
+			agents[e.ID] = e.Name
+		} else {
+			teams[e.ID] = e.Name
+		}
+	}
+	return agents, teams, nil
+}
+
+// UsageMonthItem encodes agent's month usage item as usage of spent (credits
+// by day of month) would have left it, listing keys included, for loading
+// large workspaces in bulk (tableops.PutItems): tests and benchmarks of the
+// export, never a request path.
+func UsageMonthItem(ws string, agent workspace.Agent, month string, spent map[int]float64) (map[string]types.AttributeValue, error) {
+	r := agentRef{ws: ws, agent: agent.ID, team: agent.TeamID}
+	it := map[string]any{attrPK: agentDataPK(ws, agent.ID), attrSK: usageSK(month), attrEntity: typeUsage}
+	for _, a := range usageIndexAttrs(r, month) {
+		it[a[0]] = a[1]
+	}
+	var days []float64
+	for d, v := range spent {
+		it[spentAttr(d)], it[countedAttr(d)] = v, v
+		days = append(days, v)
+	}
+	it[attrTotal] = workspace.SumCredits(days...)
+	return marshal(it)
+}

@@ -267,6 +267,9 @@ type Response struct {
 	Body   []byte
 	// FunctionTrips and AuthorizerTrips are the DynamoDB round trips of the request.
 	FunctionTrips, AuthorizerTrips int
+	// FunctionPath is the critical path of the function's round trips: how
+	// many of them it made one after another.
+	FunctionPath int
 }
 
 // JSON decodes the body into v, failing the test when it cannot.
@@ -329,7 +332,7 @@ func (e *Env) DoRaw(t testing.TB, method, path string, headers map[string]string
 		t.Fatal(err)
 	}
 	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: data,
-		FunctionTrips: e.FunctionTrips.Count(), AuthorizerTrips: e.AuthorizerTrips.Count()}
+		FunctionTrips: e.FunctionTrips.Count(), AuthorizerTrips: e.AuthorizerTrips.Count(), FunctionPath: e.FunctionTrips.Depth()}
 	e.check(t, req, resp)
 	return resp
 }

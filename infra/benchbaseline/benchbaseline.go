@@ -5,9 +5,11 @@
 // else), and the recording and replaying of a function's DynamoDB calls that
 // samecalls and the warm comparison share.
 //
-// A call is recorded as its operation and the exact JSON body the SDK sent,
-// and replayed by sending that body again through a DynamoDB client of the
-// SDK: so a baseline pays what any Go function making those calls pays (the
+// A call is recorded as its operation, the exact JSON body the SDK sent and
+// its step (roundtrip.Counter: calls the function sent at once share a
+// step), and replayed by sending that body again through a DynamoDB client
+// of the SDK, step after step, the calls of a step at once, so that the
+// baseline makes the same calls in the same order and shape: so a baseline pays what any Go function making those calls pays (the
 // SDK, signing, the HTTP round trip, the response's decoding) and nothing of
 // the function's own work (routing, validation, domain rules, encoding).
 // It ships nowhere.
@@ -15,12 +17,14 @@ package benchbaseline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,12 +33,17 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/agentplatform/workspaceapi/shared/roundtrip"
 )
 
-// Call is one DynamoDB call: the operation and the JSON body sent for it.
+// Call is one DynamoDB call: the operation and the JSON body sent for it,
+// and its step: how deep it was in the calls' critical path (1 for the
+// calls sent before any answer came).
 type Call struct {
 	Op   string          `json:"op"`
 	Body json.RawMessage `json:"body"`
+	Step int             `json:"step"`
 }
 
 // Event is the samecalls function's event: the calls it makes, in order.
@@ -50,10 +59,12 @@ type Result struct {
 }
 
 // Recorder records the calls a DynamoDB client sends, once per call
-// (retries are not calls of their own), so that they can be replayed.
+// (retries are not calls of their own), with their steps, so that they can
+// be replayed.
 type Recorder struct {
 	mu    sync.Mutex
 	calls []Call
+	steps roundtrip.Counter
 }
 
 // Option returns the client option that records every call.
@@ -64,10 +75,12 @@ func (r *Recorder) Option() func(*dynamodb.Options) {
 			return s.Serialize.Add(middleware.SerializeMiddlewareFunc("BenchRecordCall",
 				func(ctx context.Context, in middleware.SerializeInput, next middleware.SerializeHandler) (
 					middleware.SerializeOutput, middleware.Metadata, error) {
+					step, end := r.steps.Begin()
+					defer end()
 					if req, ok := in.Request.(*smithyhttp.Request); ok {
 						if body, err := readBody(req); err == nil {
 							r.mu.Lock()
-							r.calls = append(r.calls, Call{Op: middleware.GetOperationName(ctx), Body: body})
+							r.calls = append(r.calls, Call{Op: middleware.GetOperationName(ctx), Body: body, Step: step})
 							r.mu.Unlock()
 						}
 					}
@@ -100,6 +113,7 @@ func (r *Recorder) Reset() {
 	r.mu.Lock()
 	r.calls = nil
 	r.mu.Unlock()
+	r.steps.Reset()
 }
 
 // Calls returns the calls recorded since the last Reset, in order.
@@ -109,26 +123,51 @@ func (r *Recorder) Calls() []Call {
 	return append([]Call(nil), r.calls...)
 }
 
-// Replay sends each call again through client, in order, one after the
-// other. A call DynamoDB refuses (a replayed conditional write whose
-// condition no longer holds, a transaction it cancels) still cost its round
-// trip and counts in Failed; any other failure (the connection, the client)
-// ends the replay with an error.
+// Replay sends the calls again through client as they were sent: step
+// after step, in order, the calls of one step at once (each step's calls
+// were in flight together, so the function's own bound holds them). A call
+// DynamoDB refuses (a replayed conditional write whose condition no longer
+// holds, a transaction it cancels) still cost its round trip and counts in
+// Failed; any other failure (the connection, the client) ends the replay
+// with an error.
 func Replay(ctx context.Context, client *dynamodb.Client, calls []Call) (Result, error) {
 	var res Result
-	for _, c := range calls {
-		err := send(ctx, client, c)
-		res.Calls++
-		var apiErr smithy.APIError
-		switch {
-		case err == nil:
-		case errors.As(err, &apiErr):
-			res.Failed++
-		default:
-			return res, fmt.Errorf("replay %s: %w", c.Op, err)
+	for _, step := range Steps(calls) {
+		errs := make([]error, len(step))
+		var wg sync.WaitGroup
+		for i, c := range step {
+			wg.Go(func() { errs[i] = send(ctx, client, c) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			res.Calls++
+			var apiErr smithy.APIError
+			switch {
+			case err == nil:
+			case errors.As(err, &apiErr):
+				res.Failed++
+			default:
+				return res, fmt.Errorf("replay %s: %w", step[i].Op, err)
+			}
 		}
 	}
 	return res, nil
+}
+
+// Steps groups calls by step, steps in order, calls of a step in their
+// order; calls without a step (0) are each a step of their own, in order.
+func Steps(calls []Call) [][]Call {
+	sorted := slices.Clone(calls)
+	slices.SortStableFunc(sorted, func(a, b Call) int { return cmp.Compare(a.Step, b.Step) })
+	var out [][]Call
+	for i, c := range sorted {
+		if i > 0 && c.Step != 0 && c.Step == sorted[i-1].Step {
+			out[len(out)-1] = append(out[len(out)-1], c)
+			continue
+		}
+		out = append(out, []Call{c})
+	}
+	return out
 }
 
 // send sends one call: the operation's method with a placeholder input (the
@@ -212,7 +251,7 @@ func Retarget(calls []Call, from, to string) ([]Call, error) {
 				}
 			}
 		}
-		out[i] = Call{Op: c.Op, Body: body}
+		out[i] = Call{Op: c.Op, Body: body, Step: c.Step}
 	}
 	return out, nil
 }

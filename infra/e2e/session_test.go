@@ -187,6 +187,10 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		{name: "credit details", method: "POST", path: "/workspaceapi/agents/credit-details", key: adminKey, want: 200,
 			body: `{"ids": ["agt_kb_search"], "showTokenOptimisationInfo": true}`},
 		// Teams.
+		{name: "the workspace's API keys", method: "GET", path: "/workspaceapi/keys", key: adminKey, want: 200, contains: []string{"key_acme_admin"}},
+		{name: "a new read-only API key", method: "POST", path: "/workspaceapi/keys", key: adminKey, want: 201,
+			body: `{"name": "Packaged", "scopes": ["read"]}`, contains: []string{"wk_"}},
+		{name: "the credits of a day as CSV", method: "GET", path: "/workspaceapi/credits/export?from=2026-11-20&to=2026-11-22", key: adminKey, want: 200},
 		{name: "list teams", method: "GET", path: "/workspaceapi/teams", key: adminKey, want: 200, contains: []string{"team_support"}},
 		{name: "teams are off for Globex", method: "GET", path: "/workspaceapi/teams", key: globexKey, want: 400},
 		{name: "create a team", method: "POST", path: "/workspaceapi/teams", key: adminKey, want: 201, save: "team", body: `{"name": "Design"}`},

@@ -7,13 +7,17 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/agentplatform/workspaceapi/shared/roundtrip"
 )
 
-// RoundTrips counts the requests a DynamoDB client sends, retries included, so
-// tests can hold each API request to its round-trip budget.
+// RoundTrips counts the requests a DynamoDB client sends, retries included,
+// and their critical path (roundtrip.Counter: how many were sent one after
+// another), so tests can hold each API request to its round-trip budgets.
 type RoundTrips struct {
-	mu  sync.Mutex
-	ops []string
+	counter roundtrip.Counter
+	mu      sync.Mutex
+	ops     []string
 }
 
 // Option returns a client option that records every attempt of every operation.
@@ -27,6 +31,8 @@ func (c *RoundTrips) Option() func(*dynamodb.Options) {
 					c.mu.Lock()
 					c.ops = append(c.ops, middleware.GetOperationName(ctx))
 					c.mu.Unlock()
+					_, end := c.counter.Begin()
+					defer end()
 					return next.HandleFinalize(ctx, in)
 				}), middleware.After)
 		})
@@ -38,9 +44,11 @@ func (c *RoundTrips) Reset() {
 	c.mu.Lock()
 	c.ops = nil
 	c.mu.Unlock()
+	c.counter.Reset()
 }
 
-// Ops returns the operations sent since the last Reset, in order.
+// Ops returns the operations sent since the last Reset, in the order they
+// were sent (calls sent at once are in the order they happened to start).
 func (c *RoundTrips) Ops() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -49,7 +57,11 @@ func (c *RoundTrips) Ops() []string {
 
 // Count returns the number of round trips since the last Reset.
 func (c *RoundTrips) Count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.ops)
+	return c.counter.Count()
+}
+
+// Depth returns the critical path of the round trips since the last Reset:
+// the most of them sent one after another.
+func (c *RoundTrips) Depth() int {
+	return c.counter.Depth()
 }

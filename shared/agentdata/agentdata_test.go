@@ -141,6 +141,14 @@ func TestKeyMetricsPeriodArithmeticAtExactBoundaries(t *testing.T) {
 			}
 		})
 	}
+
+	// Round trips: the agent, then the reads of both metrics at once (per
+	// metric its day summaries, total, newest record and recent ones: 8,
+	// within the store's bound of 8 in flight): 9 in all, 2 in turn.
+	res := get(t, env, "/workspaceapi/agents/ag_main/key-metrics?startDate=2026-11-10&endDate=2026-11-12&recent=2", keyRead, http.StatusOK, nil)
+	if res.FunctionTrips != 9 || res.FunctionPath > 2 {
+		t.Errorf("%d round trips, %d in turn (%v); want 9, at most 2 in turn", res.FunctionTrips, res.FunctionPath, env.FunctionTrips.Ops())
+	}
 }
 
 func TestKeyMetricsSumAggregation(t *testing.T) {

@@ -256,6 +256,11 @@ func TestAPageWithOverviewsCostsOneQueryAndABatchReadPerHundredKeys(t *testing.T
 			if got := env.FunctionTrips.Ops(); !slices.Equal(got, tc.want) {
 				t.Errorf("round trips %v, want %v", got, tc.want)
 			}
+			// The BatchGetItems need the page's agents, and go at once (up
+			// to 8): the page waits for at most two round trips in turn.
+			if want := min(len(tc.want), 2); res.FunctionPath > want {
+				t.Errorf("%d round trips in turn, want at most %d", res.FunctionPath, want)
+			}
 		})
 	}
 }

@@ -266,77 +266,102 @@ func (s *Store) DiaryMonth(ctx context.Context, ws, agent string, month time.Tim
 // periods' whole days, one Query per stretch of partial days (the records
 // around each boundary), a GetItem of the all-time total, the newest record
 // ever (lastRecordedAt) and, when recent > 0, the newest recent records of
-// p. Its cost grows with the days of the period, not with its records.
+// p. Its cost grows with the days of the period, not with its records. None
+// of these reads needs another's answer, so all of them, of every metric,
+// are sent at once (readAll): the report waits for about one round trip,
+// not for each in turn.
 func (s *Store) KeyMetrics(ctx context.Context, ws string, agent workspace.Agent, p workspace.Period, recent int) (workspace.KeyMetricsReport, error) {
 	rep := workspace.KeyMetricsReport{AgentID: agent.ID, AgentName: agent.Name, Period: p, Metrics: []workspace.MetricFigures{}}
-	for _, def := range agent.KeyMetrics {
-		f, read, err := s.metricFigures(ctx, ws, agent.ID, def, p, recent)
-		if err != nil {
-			return rep, err
-		}
-		rep.Metrics = append(rep.Metrics, f)
+	var reads []read
+	figures := make([]func() (workspace.MetricFigures, int), len(agent.KeyMetrics))
+	for i, def := range agent.KeyMetrics {
+		var rs []read
+		rs, figures[i] = s.metricReads(ws, agent.ID, def, p, recent)
+		reads = append(reads, rs...)
+	}
+	if err := readAll(ctx, reads...); err != nil {
+		return rep, err
+	}
+	for _, f := range figures {
+		m, read := f()
+		rep.Metrics = append(rep.Metrics, m)
 		rep.ItemsRead += read
 	}
 	return rep, nil
 }
 
-func (s *Store) metricFigures(ctx context.Context, ws, agent string, def workspace.KeyMetricDefinition, p workspace.Period, recent int) (
-	f workspace.MetricFigures, read int, err error) {
-	f = workspace.MetricFigures{Definition: def, Recent: []workspace.MetricRecord{}}
+// metricReads returns the reads of one metric's figures (KeyMetrics) and
+// the function that makes its figures, and counts the items read, once they
+// have all been read. The figures are added up in the reads' order, whatever
+// order they were answered in.
+func (s *Store) metricReads(ws, agent string, def workspace.KeyMetricDefinition, p workspace.Period, recent int) (
+	[]read, func() (workspace.MetricFigures, int)) {
 	pk := metricPK(ws, agent, def.Name)
-	reads := p.Reads()
-	if lo, hi := reads.Days.Start, reads.Days.End; lo.Before(hi) {
-		days, err := queryItems[metricSumItem](ctx, s, "", attrPK, pk, attrSK,
-			metricDaySK(workspace.DayKey(lo)), metricDaySK(workspace.DayKey(hi.Add(-workspace.Day))), false, 0, "metric days")
-		if err != nil {
-			return f, read, err
-		}
-		read += len(days)
+	plan := p.Reads()
+	var (
+		days               []metricSumItem
+		stretches          = make([][]recordItem, len(plan.Partial))
+		total              metricSumItem
+		totalFound         bool
+		newest, recentRecs []recordItem
+		reads              []read
+	)
+	if lo, hi := plan.Days.Start, plan.Days.End; lo.Before(hi) {
+		reads = append(reads, func(ctx context.Context) (err error) {
+			days, err = queryItems[metricSumItem](ctx, s, "", attrPK, pk, attrSK,
+				metricDaySK(workspace.DayKey(lo)), metricDaySK(workspace.DayKey(hi.Add(-workspace.Day))), false, 0, "metric days")
+			return err
+		})
+	}
+	for i, stretch := range plan.Partial {
+		reads = append(reads, func(ctx context.Context) (err error) {
+			stretches[i], err = queryItems[recordItem](ctx, s, "", attrPK, pk, attrSK,
+				prefixRecord+storedTime(stretch.Start), prefixRecord+storedTime(stretch.End), false, 0, "metric records")
+			return err
+		})
+	}
+	reads = append(reads, func(ctx context.Context) (err error) {
+		total, totalFound, err = getItem[metricSumItem](ctx, s, key(pk, skMetricTotal), "metric total")
+		return err
+	}, func(ctx context.Context) (err error) {
+		newest, err = queryItems[recordItem](ctx, s, "", attrPK, pk, attrSK, prefixRecord, prefixRecord+"\uffff", true, 1, "newest record")
+		return err
+	})
+	if recent > 0 && p.Start.Before(p.End) {
+		reads = append(reads, func(ctx context.Context) (err error) {
+			recentRecs, err = queryItems[recordItem](ctx, s, "", attrPK, pk, attrSK,
+				prefixRecord+storedTime(p.Start), prefixRecord+storedTime(p.End), true, recent, "recent records")
+			return err
+		})
+	}
+	return reads, func() (workspace.MetricFigures, int) {
+		f := workspace.MetricFigures{Definition: def, Recent: []workspace.MetricRecord{}}
+		read := len(days)
 		for _, d := range days {
 			if day, ok := dayOfMetricSK(d.SK); ok {
-				reads.AddDay(&f, day, d.totals())
+				plan.AddDay(&f, day, d.totals())
 			}
 		}
-	}
-	for _, stretch := range reads.Partial {
-		recs, err := queryItems[recordItem](ctx, s, "", attrPK, pk, attrSK,
-			prefixRecord+storedTime(stretch.Start), prefixRecord+storedTime(stretch.End), false, 0, "metric records")
-		if err != nil {
-			return f, read, err
+		for _, recs := range stretches {
+			read += len(recs)
+			for _, ri := range recs {
+				plan.AddRecord(&f, ri.domain())
+			}
 		}
-		read += len(recs)
-		for _, ri := range recs {
-			reads.AddRecord(&f, ri.domain())
+		if totalFound {
+			read++
+			f.TotalCount = total.Count
 		}
-	}
-	total, found, err := getItem[metricSumItem](ctx, s, key(pk, skMetricTotal), "metric total")
-	if err != nil {
-		return f, read, err
-	}
-	if found {
-		read++
-		f.TotalCount = total.Count
-	}
-	last, err := queryItems[recordItem](ctx, s, "", attrPK, pk, attrSK, prefixRecord, prefixRecord+"\uffff", true, 1, "newest record")
-	if err != nil {
-		return f, read, err
-	}
-	read += len(last)
-	if len(last) == 1 {
-		f.LastRecordedAt = loadedTime(last[0].OccurredAt)
-	}
-	if recent > 0 && p.Start.Before(p.End) {
-		recs, err := queryItems[recordItem](ctx, s, "", attrPK, pk, attrSK,
-			prefixRecord+storedTime(p.Start), prefixRecord+storedTime(p.End), true, recent, "recent records")
-		if err != nil {
-			return f, read, err
+		read += len(newest)
+		if len(newest) == 1 {
+			f.LastRecordedAt = loadedTime(newest[0].OccurredAt)
 		}
-		read += len(recs)
-		for _, ri := range recs {
+		read += len(recentRecs)
+		for _, ri := range recentRecs {
 			f.Recent = append(f.Recent, ri.domain())
 		}
+		return f, read
 	}
-	return f, read, nil
 }
 
 // AllAgents returns every agent of ws, or of its team team when team is

@@ -82,17 +82,23 @@ func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.
 // flag) and every agent's, private agents included, with their current
 // limits and running states; creditsToday is 0 for another month than now's.
 // Round trips: the Queries of the teams and the agents (one per 1 MB page),
-// and one BatchGetItem per 100 counters.
+// sent at once since neither needs the other, and then, since their keys
+// come from both, one BatchGetItem per 100 counters (at most
+// batchConcurrency at once).
 func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error) {
-	teams, err := s.Teams(ctx, ws)
-	if err != nil {
-		return workspace.CreditsReport{}, err
-	}
+	var teams []workspace.Team
+	var agents []workspace.Agent
 	in, err := s.agentsQuery(ws, "")
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}
-	agents, err := queryAll(ctx, s, in, "agents", agentItem.domain)
+	err = readAll(ctx, func(ctx context.Context) (err error) {
+		teams, err = s.Teams(ctx, ws)
+		return err
+	}, func(ctx context.Context) (err error) {
+		agents, err = queryAll(ctx, s, in, "agents", agentItem.domain)
+		return err
+	})
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}

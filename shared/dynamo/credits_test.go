@@ -426,9 +426,18 @@ func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
 	if trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), noon); err != nil || len(trs) != 0 {
 		t.Fatalf("same-day run: %v, %v; want nothing", trs, err)
 	}
+	w.rt.Reset()
 	trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow)
 	if err != nil || len(trs) != 2 {
 		t.Fatalf("next-day run: %v, %v; want a1 and solo resumed", trs, err)
+	}
+	// Round trips: the 24 partitions of the resume index (3 holds × 8
+	// shards), queried 8 at a time, and per entry a read and a write: 28 in
+	// all. In turn: 3 waves of Queries, then an entry's read and write,
+	// and one step of slack (a freed slot's Query may start after one of
+	// the next wave has finished). One after another they were 28.
+	if got, path := w.rt.Count(), w.rt.Depth(); got != 28 || path > 3+2+1 {
+		t.Errorf("next-day run: %d round trips, %d in turn (%v); want 28, at most 6 in turn", got, path, w.rt.Ops())
 	}
 	w.wantState("a1", tomorrow, running)
 	w.wantState("solo", tomorrow, running)
@@ -594,6 +603,11 @@ func TestUsageRoundTrips(t *testing.T) {
 	// naming an item twice): each counter of the batch is written once.
 	if got := countOps(w.rt.Ops(), "TransactWriteItems"); got != 1 || w.rt.Count() != 3 {
 		t.Errorf("a batch of 10 events of one agent: ops %v, want BatchGetItem, 1 TransactWriteItems, BatchGetItem", w.rt.Ops())
+	}
+	// Each needs the one before: the agents' teams decide the counters
+	// written, and the settlement reads the figures the write made.
+	if got := w.rt.Depth(); got > 3 {
+		t.Errorf("a batch of 10 events of one agent: %d round trips in turn, want at most 3", got)
 	}
 	if got := w.credit("a2", noon).Position.Today; math.Abs(got-11) > 1e-9 {
 		t.Errorf("today = %v, want 11", got)

@@ -41,8 +41,9 @@ const (
 // (ClientFromConfig): ProductionBounds, bounded retries, and errors that mean
 // "unavailable" turned into workspace.ErrStorageUnavailable (the 503 every
 // layer understands) while keeping the SDK's error in the chain for the code
-// that inspects it. It also counts each attempt in the request's round trips
-// (package roundtrip), for the request log.
+// that inspects it. It also counts each attempt, from its start to its
+// answer, in the request's round trips (package roundtrip), for the request
+// log.
 func resilient(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = maxAttempts
@@ -54,7 +55,7 @@ func resilient(o *dynamodb.Options) {
 		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("CountRequestRoundTrips",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
 				middleware.FinalizeOutput, middleware.Metadata, error) {
-				roundtrip.Add(ctx)
+				defer roundtrip.Begin(ctx)()
 				return next.HandleFinalize(ctx, in)
 			}), middleware.After)
 	})

@@ -23,61 +23,91 @@ import (
 // held for that period, so a second run, or a run racing a limit change,
 // changes nothing more; a run after missed days catches up, since every
 // earlier period sorts before now's.
+//
+// The index's partitions (3 kinds of hold × resumeShards) are independent:
+// they are queried at once, at most batchConcurrency at a time, and the
+// entries they hold are resumed at most batchConcurrency at a time, so a run
+// waits for a few round trips in turn, not for one per partition. The
+// transitions come in the same order as one partition after another would
+// give them.
 func (s *Store) ResumeDue(ctx context.Context, by workspace.Actor, now time.Time) ([]workspace.Transition, error) {
-	var all []workspace.Transition
-	var errs []error
+	type shard struct{ pk, reason string }
+	var shards []shard
 	for _, index := range []struct{ prefix, reason string }{
 		{resumeDay, workspace.ReasonDailyLimit},
 		{resumeMonth, workspace.ReasonMonthlyLimit},
 		{resumeTeam, workspace.ReasonTeamLimit},
 	} {
-		for shard := range resumeShards {
-			trs, err := s.resumeShard(ctx, by, fmt.Sprintf("%s%d", index.prefix, shard), index.reason, now)
-			all = append(all, trs...)
-			if err != nil {
-				errs = append(errs, err)
+		for n := range resumeShards {
+			shards = append(shards, shard{fmt.Sprintf("%s%d", index.prefix, n), index.reason})
+		}
+	}
+	// Each partition's pages, each page's resumes: filled by the partition's
+	// query and its entries' resumes, read once every one has finished.
+	results := make([][]*resumePage, len(shards))
+	queryErrs := make([]error, len(shards))
+	var queries, resumes errgroup.Group
+	queries.SetLimit(batchConcurrency)
+	resumes.SetLimit(batchConcurrency)
+	for i, sh := range shards {
+		queries.Go(func() error {
+			results[i], queryErrs[i] = s.resumeShard(ctx, by, sh.pk, sh.reason, now, &resumes)
+			return nil
+		})
+	}
+	_ = queries.Wait()
+	_ = resumes.Wait()
+	var all []workspace.Transition
+	var errs []error
+	for i := range shards {
+		for _, page := range results[i] {
+			for k, tr := range page.transitions {
+				if tr != nil {
+					all = append(all, *tr)
+				}
+				errs = append(errs, page.errs[k])
 			}
 		}
+		errs = append(errs, queryErrs[i])
 	}
 	return all, errors.Join(errs...)
 }
 
-// resumeShard resumes the entries of one resume-index partition, of holds
-// for reason, whose period is over (workspace.HoldEnded), a page at a time.
-func (s *Store) resumeShard(ctx context.Context, by workspace.Actor, pk, reason string, now time.Time) ([]workspace.Transition, error) {
+// resumePage is what the resumes of one page of a resume-index partition
+// did: per entry, its transition (nil when nothing changed) and its error.
+type resumePage struct {
+	transitions []*workspace.Transition
+	errs        []error
+}
+
+// resumeShard queries the entries of one resume-index partition, of holds
+// for reason, whose period is over (workspace.HoldEnded), a page at a time,
+// and hands each entry's resume to resumes; the pages' results are filled
+// in once resumes has finished.
+func (s *Store) resumeShard(ctx context.Context, by workspace.Actor, pk, reason string, now time.Time, resumes *errgroup.Group) ([]*resumePage, error) {
 	in, err := s.keyQuery(IndexGSI2, expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
 		And(expression.Key(attrGSI2SK).LessThan(expression.Value(workspace.HoldPeriod(reason, now)))))
 	if err != nil {
 		return nil, err
 	}
 	in.Limit = aws.Int32(queryPageItems)
-	var out []workspace.Transition
-	var errs []error
+	var pages []*resumePage
 	p := dynamodb.NewQueryPaginator(s.db, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return out, fmt.Errorf("query resume index: %w", err)
+			return pages, fmt.Errorf("query resume index: %w", err)
 		}
-		trs := make([]*workspace.Transition, len(page.Items))
-		pageErrs := make([]error, len(page.Items))
-		var g errgroup.Group
-		g.SetLimit(batchConcurrency)
-		for i, raw := range page.Items {
-			g.Go(func() error {
-				trs[i], pageErrs[i] = s.resumeOne(ctx, by, raw, reason, now)
+		rp := &resumePage{transitions: make([]*workspace.Transition, len(page.Items)), errs: make([]error, len(page.Items))}
+		pages = append(pages, rp)
+		for k, raw := range page.Items {
+			resumes.Go(func() error {
+				rp.transitions[k], rp.errs[k] = s.resumeOne(ctx, by, raw, reason, now)
 				return nil
 			})
 		}
-		_ = g.Wait()
-		for i := range trs {
-			if trs[i] != nil {
-				out = append(out, *trs[i])
-			}
-		}
-		errs = append(errs, pageErrs...)
 	}
-	return out, errors.Join(errs...)
+	return pages, nil
 }
 
 // resumeOne settles the agent or team of one resume-index entry, held for

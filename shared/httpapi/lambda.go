@@ -44,7 +44,8 @@ func Lambda(h http.Handler, idem Idempotency) ProxyHandler {
 
 // logRequest writes the one structured line of every request, for the
 // operators' queries and alarms: who (workspace and key id, never the key),
-// what (route and status), how long and how many storage round trips.
+// what (route and status), how long, how many storage round trips and how
+// many of them in turn (the critical path).
 func logRequest(ctx context.Context, event events.APIGatewayProxyRequest, status int, start time.Time) {
 	attrs := []any{
 		"requestId", event.RequestContext.RequestID,
@@ -52,6 +53,7 @@ func logRequest(ctx context.Context, event events.APIGatewayProxyRequest, status
 		"status", status,
 		"latencyMs", float64(time.Since(start).Microseconds()) / 1000,
 		"dynamodbRoundTrips", roundtrip.Count(ctx),
+		"dynamodbCriticalPath", roundtrip.Depth(ctx),
 	}
 	if c, ok := authctx.Decode(event.RequestContext.Authorizer); ok {
 		attrs = append(attrs, "workspaceId", c.WorkspaceID, "keyId", c.KeyID)

@@ -27,8 +27,11 @@ func TestEveryRequestWritesOneStructuredLogLine(t *testing.T) {
 
 	mux := httpapi.NewMux()
 	mux.HandleFunc("GET /workspaceapi/agents/{agentId}", func(w http.ResponseWriter, r *http.Request) {
-		roundtrip.Add(r.Context())
-		roundtrip.Add(r.Context())
+		// Two reads at once, then one after them: three round trips, two in turn.
+		endA, endB := roundtrip.Begin(r.Context()), roundtrip.Begin(r.Context())
+		endA()
+		endB()
+		roundtrip.Begin(r.Context())()
 		httpapi.Error(w, r, workspace.ErrStorageUnavailable)
 	})
 	h := httpapi.Lambda(mux, httpapi.ReadOnly)
@@ -62,7 +65,8 @@ func TestEveryRequestWritesOneStructuredLogLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"msg": "request", "requestId": "req-1", "workspaceId": "ws_1", "keyId": "key_1",
-		"route": "GET /workspaceapi/agents/{agentId}", "status": 503.0, "dynamodbRoundTrips": 2.0}
+		"route": "GET /workspaceapi/agents/{agentId}", "status": 503.0,
+		"dynamodbRoundTrips": 3.0, "dynamodbCriticalPath": 2.0}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)

@@ -60,6 +60,7 @@ type coldSubject struct {
 	check func([]byte) error   // judges the function's answer
 	local lambda.Handler       // the function in-process, over tableA
 	ops   []string             // the operations of its calls
+	steps int                  // how many of them it made in turn
 }
 
 // cold measures each selected function's cold start against the baselines.
@@ -144,8 +145,8 @@ func (b *bench) cold(ctx context.Context) error {
 		b.rows = append(b.rows, row{
 			id: "cold:" + subj.id, measure: "cold start (process start → first response, lambdaemu)", subject: subj.id,
 			value: fmt.Sprintf("%s (init %s); %s", ms(fn), ms(median(got[i].fnInit)), subj.what),
-			against: fmt.Sprintf("same-calls %s (init %s): %.2fx, its calls: %s; hello-world %s: %.2fx",
-				ms(same), ms(median(got[i].sameInit)), r, opsSummary(subj.ops), ms(hello), ratio(fn, hello)),
+			against: fmt.Sprintf("same-calls %s (init %s): %.2fx, its calls: %s, %d in turn; hello-world %s: %.2fx",
+				ms(same), ms(median(got[i].sameInit)), r, opsSummary(subj.ops), subj.steps, ms(hello), ratio(fn, hello)),
 			target: fmt.Sprintf("≤ %.1fx same-calls", coldTarget), met: met(r <= coldTarget),
 		})
 	}
@@ -249,6 +250,7 @@ func (b *bench) callsOf(ctx context.Context, subj *coldSubject, run int) ([]benc
 	}
 	calls := rec.Calls()
 	subj.ops = make([]string, len(calls))
+	subj.steps = len(benchbaseline.Steps(calls))
 	for i, c := range calls {
 		subj.ops[i] = c.Op
 	}

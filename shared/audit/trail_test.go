@@ -247,7 +247,9 @@ func TestEveryWriteRecordsWhoChangedWhatAndWhen(t *testing.T) {
 		{"disabling it again records nothing", api(call{"PATCH", "/workspaceapi/keys/{key}", adminKey, `{"disabled": true}`, 200, nil}),
 			func() []string { return nil }},
 		{"a key is revoked", api(call{"DELETE", "/workspaceapi/keys/{key}", adminKey, "", 204, nil}),
-			func() []string { return []string{`key.revoked key:` + key.ID + ` by ` + admin + ` {"revoked":{"from":false,"to":true}}`} }},
+			func() []string {
+				return []string{`key.revoked key:` + key.ID + ` by ` + admin + ` {"revoked":{"from":false,"to":true}}`}
+			}},
 		{"a write refused as a whole records nothing", api(call{"POST", "/workspaceapi/teams", creatorKey, `{"name": "Mine"}`, 403, nil}),
 			func() []string { return nil }},
 	}

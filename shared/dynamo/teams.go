@@ -95,20 +95,8 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, 
 	}
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
-		found, err := s.batchGet(ctx, []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID))})
+		t, _, err := s.accessibleTeam(ctx, ws, teamID)
 		if err != nil {
-			return err
-		}
-		w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
-		if err != nil {
-			return err
-		}
-		t, ok, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
-		if err != nil {
-			return err
-		}
-		in := w.domain() // a workspace not found reads as one with team settings off
-		if err := workspace.TeamAccess(&in, ok); err != nil {
 			return err
 		}
 		if t.Name == name {
@@ -136,6 +124,29 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, 
 		}
 		// The team was renamed meanwhile: read it again.
 	}
+}
+
+// accessibleTeam reads team teamID of ws, with the workspace and the items
+// at more, in one BatchGetItem, and returns the team and everything read, or
+// workspace.ErrTeamSettingsOff or ErrTeamNotFound (workspace.TeamAccess).
+func (s *Store) accessibleTeam(ctx context.Context, ws, teamID string, more ...item) (teamItem, map[[2]string]item, error) {
+	found, err := s.batchGet(ctx, append([]item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID))}, more...))
+	if err != nil {
+		return teamItem{}, nil, err
+	}
+	w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
+	if err != nil {
+		return teamItem{}, nil, err
+	}
+	t, ok, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
+	if err != nil {
+		return teamItem{}, nil, err
+	}
+	in := w.domain() // a workspace not found reads as one with team settings off
+	if err := workspace.TeamAccess(&in, ok); err != nil {
+		return teamItem{}, nil, err
+	}
+	return t, found, nil
 }
 
 // renameItems is a rename's transaction: the team's name (conditioned on
@@ -272,24 +283,12 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, ws, teamI
 	}
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
-		found, err := s.batchGet(ctx, []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID)), key(wsPK(ws), memberSK(userID))})
-		if err != nil {
-			return err
-		}
-		w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
-		if err != nil {
-			return err
-		}
-		_, teamFound, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
+		_, found, err := s.accessibleTeam(ctx, ws, teamID, key(wsPK(ws), memberSK(userID)))
 		if err != nil {
 			return err
 		}
 		m, memberFound, err := decodeAt[memberItem](found, wsPK(ws), memberSK(userID))
 		if err != nil {
-			return err
-		}
-		in := w.domain() // a workspace not found reads as one with team settings off
-		if err := workspace.TeamAccess(&in, teamFound); err != nil {
 			return err
 		}
 		if !memberFound {

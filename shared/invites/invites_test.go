@@ -17,7 +17,7 @@ const invitesPath = "/workspaceapi/invites"
 
 // Round-trip budgets of the issue.
 const (
-	authorizerBudget   = 2
+	authorizerBudget   = 3 // the key and its owner, and a key's first use in an hour records lastUsedAt
 	createInviteBudget = 4
 )
 

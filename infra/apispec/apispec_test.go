@@ -97,6 +97,7 @@ func TestOperations(t *testing.T) {
 		"POST /workspaceapi/agents/credit-details",
 		"POST /workspaceapi/agents/credit-limits",
 		"POST /workspaceapi/agents/daily-usage/reset",
+		"POST /workspaceapi/agents/status",
 		"POST /workspaceapi/agents/tags",
 		"POST /workspaceapi/invites",
 		"POST /workspaceapi/keys",

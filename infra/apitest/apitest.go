@@ -26,10 +26,12 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
+	"github.com/agentplatform/workspaceapi/infra/localstream"
 	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/invites"
+	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -68,8 +70,11 @@ type Env struct {
 	// AuthorizerTrips those of the authorizer.
 	FunctionTrips, AuthorizerTrips *tableops.RoundTrips
 	Mail                           *mail.Recorder
-	Clock                          *Clock
-	validator                      *apispec.Validator
+	// Events is the local EventBridge bus the events function publishes
+	// to; with Options.Streams the table's stream feeds that function.
+	Events    *limitevents.Recorder
+	Clock     *Clock
+	validator *apispec.Validator
 }
 
 // Options tunes New.
@@ -92,6 +97,13 @@ type Options struct {
 	// DynamoDB client (by logical id): each function then has a client of
 	// its own, so its calls can be recorded or faulted apart.
 	FunctionOptions func(functionID string) []func(*dynamodb.Options)
+	// Bus, when set, replaces the recorder as the events function's
+	// EventBridge bus (Env.Events then records nothing).
+	Bus limitevents.Bus
+	// Streams feeds the functions of the template's DynamoDB events from
+	// the table's stream, as `make run` does, so limit events reach
+	// Env.Events (GET /_local/events) without invoking the events function.
+	Streams bool
 }
 
 // RepoRoot returns the repository's root directory (where go.mod is).
@@ -209,8 +221,13 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	if o.Mailer != nil {
 		mailer = o.Mailer
 	}
+	bus := &limitevents.Recorder{Logger: slog.New(slog.DiscardHandler)}
+	var eventBus limitevents.Bus = bus
+	if o.Bus != nil {
+		eventBus = o.Bus
+	}
 	deps := stack.Deps{
-		Store: store, AuthorizerStore: authStore, Mailer: mailer, Clock: clock,
+		Store: store, AuthorizerStore: authStore, Mailer: mailer, Events: eventBus, Clock: clock,
 		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: "https://app.example.com/invitations/accept",
 	}
 	if o.FunctionOptions != nil {
@@ -218,11 +235,21 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	fns := stack.Functions(deps)
 	ttl := o.AuthorizerTTL
+	feeds := &localstream.Feeds{}
 	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{
-		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler),
+		AuthorizerTTL: &ttl, Now: clock.Now, Logger: slog.New(slog.DiscardHandler), Events: feeds.Log(bus),
 	}))
 	if err != nil {
 		t.Fatalf("gateway: %v", err)
+	}
+	if o.Streams {
+		streams, err := localstream.NewClient(ctx, endpoint)
+		if err != nil {
+			t.Fatalf("streams client: %v", err)
+		}
+		feedCtx, stop := context.WithCancel(ctx)
+		feeds.Start(feedCtx, streams, table, tmpl, gw, slog.New(slog.DiscardHandler))
+		t.Cleanup(func() { stop(); feeds.Wait() })
 	}
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
@@ -231,7 +258,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	funcTrips.Reset()
 	return &Env{
 		URL: srv.URL, Store: store, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
-		Mail: recorder, Clock: clock, validator: validator,
+		Mail: recorder, Events: bus, Clock: clock, validator: validator,
 	}
 }
 

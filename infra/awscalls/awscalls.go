@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/smithy-go/middleware"
 )
@@ -26,7 +27,8 @@ type Call struct {
 	// Action is the IAM action checked, e.g. dynamodb:UpdateItem.
 	Action string
 	// Resource names what the action is checked on: "table/<name>",
-	// "table/<name>/index/<index>" or "ses-identity/<address>".
+	// "table/<name>/index/<index>", "ses-identity/<address>" or
+	// "event-bus/<name>".
 	Resource string
 }
 
@@ -96,6 +98,29 @@ func (r *Recorder) SESv2(function string) func(*sesv2.Options) {
 					Resource: "ses-identity/" + *send.FromEmailAddress}}
 			}
 			return []Call{{Function: function, Operation: op, Action: "ses:" + op, Resource: "*"}}
+		}))
+	}
+}
+
+// EventBridge returns a client option recording function's EventBridge
+// calls: PutEvents is authorized on each event bus its entries name (the
+// account's default bus for an entry that names none).
+func (r *Recorder) EventBridge(function string) func(*eventbridge.Options) {
+	return func(o *eventbridge.Options) {
+		o.APIOptions = append(o.APIOptions, r.initialize("RecordEventBridgeCalls", func(op string, in any) []Call {
+			put, ok := in.(*eventbridge.PutEventsInput)
+			if !ok {
+				return []Call{{Function: function, Operation: op, Action: "events:" + op, Resource: "*"}}
+			}
+			var out []Call
+			for _, e := range put.Entries {
+				bus := "default"
+				if e.EventBusName != nil {
+					bus = *e.EventBusName
+				}
+				out = append(out, Call{Function: function, Operation: op, Action: "events:PutEvents", Resource: "event-bus/" + bus})
+			}
+			return out
 		}))
 	}
 }

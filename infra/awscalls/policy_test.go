@@ -1,6 +1,8 @@
 package awscalls_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -14,11 +16,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
+	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 )
@@ -50,6 +54,27 @@ func fakeSES(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// fakeEventBridge answers EventBridge's PutEvents (JSON 1.1) as the service
+// does when it takes every entry, so the events function's real EventBridge
+// client (and its recorded calls) is exercised.
+func fakeEventBridge(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Entries []json.RawMessage }
+		if r.Header.Get("X-Amz-Target") != "AWSEvents.PutEvents" || json.NewDecoder(r.Body).Decode(&in) != nil {
+			http.Error(w, `{"message":"unknown operation"}`, http.StatusBadRequest)
+			return
+		}
+		entries := make([]map[string]string, len(in.Entries))
+		for i := range entries {
+			entries[i] = map[string]string{"EventId": fmt.Sprintf("fake-%d", i)}
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		_ = json.NewEncoder(w).Encode(map[string]any{"FailedEntryCount": 0, "Entries": entries})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // recordSession drives one session through every function of the stack,
 // each with its own recorded DynamoDB client, and returns what they called.
 // It walks the paths that reach storage differently: lists and their pages,
@@ -64,8 +89,14 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		Region: "us-east-1", BaseEndpoint: aws.String(ses.URL),
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
 	}, rec.SESv2("InvitesFunction"))
+	bridge := fakeEventBridge(t)
+	bus := eventbridge.New(eventbridge.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(bridge.URL),
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+	}, rec.EventBridge("EventsFunction"))
 	env := apitest.New(t, apitest.DemoFixture(t), apitest.Options{
 		Mailer:          mail.SES{Client: sesClient, From: mailFrom},
+		Bus:             bus,
 		FunctionOptions: func(fn string) []func(*dynamodb.Options) { return []func(*dynamodb.Options){rec.DynamoDB(fn)} },
 	})
 	do := func(method, path, key, body string, want ...int) *apitest.Response {
@@ -118,6 +149,9 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_kb_search"], "dailyCreditLimit": null, "monthlyCreditLimit": 1}`, 200)
 	do("POST", "/workspaceapi/agents/daily-usage/reset", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"]}`, 200)
 	do("POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_support_triage"], "dailyCreditLimit": 1}`, 200)
+	// Disable and enable: the flag, the re-evaluation and their events.
+	do("POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_support_triage", "agt_unknown"], "status": "disabled"}`, 200)
+	do("POST", "/workspaceapi/agents/status", teamKey, `{"ids": ["agt_support_triage"], "status": "enabled"}`, 200)
 	do("PUT", "/workspaceapi/teams/team_platform/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": 1}`, 200)
 	do("PUT", "/workspaceapi/teams/team_growth/credit-limit", adminKey, `{"monthlyCreditLimit": null}`, 200)
@@ -236,6 +270,14 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		do("GET", "/workspaceapi/audit-log"+q, adminKey, "", 200)
 	}
 
+	// Limit events: the stream hands the events function an outbox item's
+	// insertion, which it publishes to the bus.
+	if got := awscalls.Invoke(t, env.URL, "EventsFunction", map[string]any{"Records": []any{
+		awscalls.OutboxInsert("1", "ws_acme", "evt_session"),
+	}}); string(got) != `{"batchItemFailures":[]}` {
+		t.Fatalf("events function: %s", got)
+	}
+
 	return rec.Calls(), env.Store.Table()
 }
 
@@ -259,6 +301,7 @@ func TestEveryFunctionsPolicyGrantsExactlyTheCallsItMakes(t *testing.T) {
 
 	local := func(c awscalls.Call) grant {
 		res := strings.Replace(c.Resource, "table/"+table, "table", 1)
+		res = strings.Replace(res, "event-bus/"+stack.LocalEventBus, "event-bus/LimitEventBus", 1)
 		return grant{action: c.Action, resource: res}
 	}
 	used := map[string]map[grant]bool{}

@@ -80,3 +80,25 @@ func TTLRemovalOf(seq, ws, invitationID string, holdsSeat bool) map[string]any {
 		},
 	}
 }
+
+// OutboxInsert is the stream record of a limit event's outbox item being
+// inserted, as the events function's event source delivers it.
+func OutboxInsert(seq, ws, eventID string) map[string]any {
+	s := func(v string) map[string]string { return map[string]string{"S": v} }
+	n := func(v string) map[string]string { return map[string]string{"N": v} }
+	return map[string]any{
+		"eventID": "ev" + seq, "eventName": "INSERT", "eventSource": "aws:dynamodb", "eventVersion": "1.1",
+		"awsRegion":      "us-east-1",
+		"eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-11-21T00:00:00.000",
+		"dynamodb": map[string]any{
+			"ApproximateCreationDateTime": 1795000000, "SequenceNumber": seq, "SizeBytes": 300, "StreamViewType": "NEW_AND_OLD_IMAGES",
+			"Keys": map[string]any{"PK": s("WS#" + ws + "#OUTBOX#" + eventID), "SK": s("OUTBOX")},
+			"NewImage": map[string]any{
+				"PK": s("WS#" + ws + "#OUTBOX#" + eventID), "SK": s("OUTBOX"), "entity": s("outbox"), "id": s(eventID),
+				"workspaceId": s(ws), "detailType": s("Agent Stopped"), "targetType": s("agent"), "targetId": s("agt_onboarding"),
+				"reason": s("daily_limit"), "status": s("stopped"), "credits": n("6"), "limit": n("5"),
+				"at": s("2026-11-21T12:00:00.000Z"), "ttl": n("1795000000"),
+			},
+		},
+	}
+}

@@ -12,7 +12,8 @@ import (
 // grant is one action on one resource of a function's policy, or one that a
 // call needs. Resources are named as the recorder names them, with the
 // stack's own resources by logical id: "table", "table/index/GSI1",
-// "queue/<LogicalId>", "ses-identity/<address>", "ses-domain/<domain>".
+// "queue/<LogicalId>", "event-bus/<LogicalId>", "ses-identity/<address>",
+// "ses-domain/<domain>".
 type grant struct {
 	action, resource string
 	// wildcardIndex marks a grant on index/* (every index of the table).
@@ -174,6 +175,8 @@ func (e evaluator) getAtt(ref string) (string, error) {
 		return "table", nil
 	case e.types[name] == "AWS::SQS::Queue" && attr == "Arn":
 		return "queue/" + name, nil
+	case e.types[name] == "AWS::Events::EventBus" && attr == "Arn":
+		return "event-bus/" + name, nil
 	}
 	return "", fmt.Errorf("!GetAtt %s: not a resource the check knows", ref)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
+	"github.com/agentplatform/workspaceapi/infra/awscalls"
 )
 
 // The demo fixture's keys (infra/fixtures/demo.json).
@@ -35,6 +36,7 @@ func TestTheTemplateGivesEachFunctionItsEnvironment(t *testing.T) {
 	overrides := map[string]map[string]string{
 		"Parameters":      {"TABLE_NAME": "from-env-json", "DYNAMODB_ENDPOINT": "http://127.0.0.1:8000"},
 		"InvitesFunction": {"MAIL_FROM": ""},
+		"EventsFunction":  {"EVENT_BUS_NAME": ""},
 	}
 	params := map[string]string{"InviteAcceptUrl": "https://accept.invalid/i", "InviteRetentionDays": "30"}
 	configs, err := templateFunctions(filepath.Join(root, "template.yaml"), "the-table", params, overrides)
@@ -55,6 +57,7 @@ func TestTheTemplateGivesEachFunctionItsEnvironment(t *testing.T) {
 		{"ChatsFunction", "memory", "1769"},
 		{"SchedulerFunction", "timeout", "5m0s"},
 		{"IngestFunction", "memory", "256"},
+		{"EventsFunction", "EVENT_BUS_NAME", ""},
 	}
 	for _, tc := range tests {
 		cfg, ok := configs[tc.function]
@@ -119,15 +122,15 @@ type step struct {
 }
 
 // TestOneSessionThroughThePackagedBinaries drives one realistic session
-// through the twelve function binaries as built for Lambda: the authorizer,
+// through the thirteen function binaries as built for Lambda: the authorizer,
 // every endpoint group, an SQS batch into IngestFunction, the daily scheduled
-// event and a stream record into RetentionFunction. Any invocation error but
+// event, a stream record into RetentionFunction and one into EventsFunction. Any invocation error but
 // the authorizer's expected Unauthorized, a panic, an exit, or a response
 // over 6 MB fails it.
 func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 	began := time.Now()
 	d := deploy(t)
-	t.Logf("deployed (built, DynamoDB Local, fixture, 12 processes) in %s", time.Since(began).Round(time.Millisecond))
+	t.Logf("deployed (built, DynamoDB Local, fixture, %d processes) in %s", len(d.functions), time.Since(began).Round(time.Millisecond))
 	session := time.Now()
 
 	t.Run("the authorizer answers API Gateway's REQUEST event", func(t *testing.T) {
@@ -338,6 +341,16 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		}
 		if after.SeatsUsed != ws.SeatsUsed-1 {
 			t.Errorf("seatsUsed: got %d, want %d (one seat freed)", after.SeatsUsed, ws.SeatsUsed-1)
+		}
+	})
+	t.Run("a limit event's outbox insertion is published by EventsFunction", func(t *testing.T) {
+		body := d.invoke(t, "EventsFunction", map[string]any{"Records": []any{awscalls.OutboxInsert("1", "ws_acme", "evt_e2e")}})
+		if got, want := string(body), `{"batchItemFailures":[]}`; got != want {
+			t.Errorf("events: got %s, want %s", got, want)
+		}
+		// Without EVENT_BUS_NAME (sam local's env.json) the bus is the recorder.
+		if out := d.functions["EventsFunction"].proc.Output(); !strings.Contains(out, "limit event recorded (not sent to EventBridge)") || !strings.Contains(out, "evt_e2e") {
+			t.Errorf("EventsFunction did not record the event:\n%s", tail(out, 8<<10))
 		}
 	})
 	t.Logf("session through the binaries took %s", time.Since(session).Round(time.Millisecond))

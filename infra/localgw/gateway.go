@@ -54,6 +54,9 @@ type Options struct {
 	// working at once locally. API Gateway keeps serving its cached answers
 	// for up to the cache's TTL; this is the local runner's one deviation.
 	FlushAuthorizerCacheOn []string
+	// Events, when set, is the local EventBridge bus GET /_local/events
+	// lists; without it that path is 404.
+	Events EventLog
 }
 
 // Gateway serves a template's API over HTTP like the deployed API Gateway REST
@@ -72,6 +75,7 @@ type Gateway struct {
 	logger        *slog.Logger
 	now           func() time.Time
 	limits        limits
+	events        EventLog
 }
 
 // New makes a Gateway serving t with the given handler factories, keyed by
@@ -113,6 +117,7 @@ func New(t *Template, functions map[string]Factory, opts Options) (*Gateway, err
 		flushOn:       slices.Clone(opts.FlushAuthorizerCacheOn),
 		logger:        opts.Logger,
 		now:           opts.Now,
+		events:        opts.Events,
 		limits: limits{
 			requestBody: maxBodyBytes, response: maxResponseBytes, integrationTimeout: integrationTimeout,
 			invokeRequest: maxInvokeRequest, invokeResponse: maxInvokeResponse,
@@ -148,14 +153,18 @@ type response struct {
 // 29 s, and 502 with INTEGRATION_FAILURE (else DEFAULT_5XX) when the function
 // fails, outlives its Timeout, answers over 6 MB or a malformed response.
 // POST /_local/invoke/{FunctionLogicalId} answers 403, 404, 405, 413, 415 or
-// 502 with {"error": "..."}.
+// 502 with {"error": "..."}; GET /_local/events lists the local bus's events
+// (Options.Events).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := newRequestID()
 	var res *response
-	if isLocalInvoke(r.URL.Path) {
+	switch {
+	case isLocalInvoke(r.URL.Path):
 		res = g.serveLocalInvoke(r, id)
-	} else {
+	case r.URL.Path == localEventsPath && g.events != nil:
+		res = g.serveLocalEvents(r)
+	default:
 		res = g.serveAPI(r, id)
 	}
 	for name, values := range res.header {

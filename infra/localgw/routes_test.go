@@ -85,7 +85,7 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 	}{
 		{"real template", loadTemplate(t), []string{
 			"GET /agents/{agentId}", "GET /workspaceapi/agents", "POST /workspaceapi/agents/credit-details",
-			"POST /workspaceapi/agents/credit-limits", "POST /workspaceapi/agents/daily-usage/reset", "POST /workspaceapi/agents/tags",
+			"POST /workspaceapi/agents/credit-limits", "POST /workspaceapi/agents/daily-usage/reset", "POST /workspaceapi/agents/status", "POST /workspaceapi/agents/tags",
 			"GET /workspaceapi/agents/{agentId}", "GET /workspaceapi/agents/{agentId}/chats/{chatId}", "GET /workspaceapi/agents/{agentId}/connected-agents",
 			"GET /workspaceapi/agents/{agentId}/diary", "GET /workspaceapi/agents/{agentId}/key-metrics", "GET /workspaceapi/agents/{agentId}/promotion-requests",
 			"GET /workspaceapi/agents/{agentId}/usage", "GET /workspaceapi/audit-log", "GET /workspaceapi/credits", "GET /workspaceapi/credits/export", "DELETE /workspaceapi/invites",
@@ -122,6 +122,7 @@ func TestRealTemplateRoutesInvokeTheirGroupsFunction(t *testing.T) {
 		"GET /workspaceapi/agents":                              "AgentsFunction",
 		"POST /workspaceapi/agents/credit-limits":               "CreditsFunction",
 		"POST /workspaceapi/agents/daily-usage/reset":           "CreditsFunction",
+		"POST /workspaceapi/agents/status":                      "CreditsFunction",
 		"GET /workspaceapi/agents/{agentId}/usage":              "CreditsFunction",
 		"GET /workspaceapi/credits":                             "CreditsFunction",
 		"GET /workspaceapi/credits/export":                      "CreditsFunction",

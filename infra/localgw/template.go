@@ -46,7 +46,22 @@ type Template struct {
 	// apiKeySource is where methods that require an API key find it:
 	// apiKeySourceHeader or apiKeySourceAuthorizer.
 	apiKeySource string
+	streams      []StreamSource
 }
+
+// StreamSource is a DynamoDB event of a function: the table's stream feeds
+// it, through its filter, in batches of up to BatchSize records.
+type StreamSource struct {
+	FunctionID string
+	// Filter is the event's one filter pattern (FilterCriteria); empty:
+	// none.
+	Filter    string
+	BatchSize int
+}
+
+// StreamSources returns the functions the table's stream feeds, in the
+// template's order.
+func (t *Template) StreamSources() []StreamSource { return slices.Clone(t.streams) }
 
 // Route is one Api event of a function.
 type Route struct {
@@ -395,6 +410,14 @@ func (p *parser) parseGatewayResponse(typ string, n *yaml.Node) (gatewayResponse
 // parseEvents adds the Api events of function id to the routes.
 func (p *parser) parseEvents(id, defaultAuthorizer string) error {
 	for name, ev := range pairs(lookup(lookup(p.resources[id], "Properties"), "Events")) {
+		if v := lookup(ev, "Type"); v != nil && v.Value == "DynamoDB" {
+			src, err := parseStream(id, lookup(ev, "Properties"))
+			if err != nil {
+				return fmt.Errorf("%s.Events.%s: %w", id, name, err)
+			}
+			p.t.streams = append(p.t.streams, src)
+			continue
+		}
 		if v := lookup(ev, "Type"); v == nil || v.Value != "Api" {
 			continue
 		}
@@ -410,6 +433,30 @@ func (p *parser) parseEvents(id, defaultAuthorizer string) error {
 		p.t.routes = append(p.t.routes, r)
 	}
 	return nil
+}
+
+// parseStream reads a DynamoDB event: its batch size (default 100, as
+// Lambda's) and its filter, of which the local poller takes at most one.
+func parseStream(id string, props *yaml.Node) (StreamSource, error) {
+	src := StreamSource{FunctionID: id, BatchSize: 100}
+	if n := lookup(props, "BatchSize"); n != nil {
+		size, err := strconv.Atoi(n.Value)
+		if err != nil || size < 1 {
+			return StreamSource{}, fmt.Errorf("BatchSize %q is not a positive number", n.Value)
+		}
+		src.BatchSize = size
+	}
+	if filters := lookup(lookup(props, "FilterCriteria"), "Filters"); filters != nil {
+		if filters.Kind != yaml.SequenceNode || len(filters.Content) != 1 {
+			return StreamSource{}, errors.New("the local stream poller takes exactly one filter")
+		}
+		pattern := lookup(filters.Content[0], "Pattern")
+		if pattern == nil || pattern.Kind != yaml.ScalarNode {
+			return StreamSource{}, errors.New("a filter without a literal Pattern")
+		}
+		src.Filter = pattern.Value
+	}
+	return src, nil
 }
 
 func (p *parser) parseRoute(id string, ev *yaml.Node, defaultAuthorizer string) (route, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/keys"
+	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/members"
 	"github.com/agentplatform/workspaceapi/shared/platform"
 	"github.com/agentplatform/workspaceapi/shared/retention"
@@ -25,6 +26,9 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/teams"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
+
+// LocalEventBus is the name the local stack's events function publishes to.
+const LocalEventBus = "workspace-api-local-limits"
 
 // Deps are what the functions share.
 type Deps struct {
@@ -37,8 +41,11 @@ type Deps struct {
 	// takes precedence over Store and AuthorizerStore.
 	StoreFor func(functionID string) *dynamo.Store
 	Mailer   invites.Mailer
-	Clock    workspace.Clock
-	IDs      workspace.IDGenerator
+	// Events is the EventBridge bus the events function publishes to; nil
+	// gives the stack a limitevents.Recorder of its own.
+	Events limitevents.Bus
+	Clock  workspace.Clock
+	IDs    workspace.IDGenerator
 	// Config is the functions' configuration, as their environment gives it
 	// in Lambda; the table, endpoint and mail sender are the stack's own.
 	Config config.Config
@@ -67,6 +74,9 @@ func (d Deps) env(fn string) platform.Env {
 	if cfg.InviteAcceptURL == "" {
 		cfg.InviteAcceptURL = config.DefaultInviteAcceptURL
 	}
+	if cfg.EventBusName == "" {
+		cfg.EventBusName = LocalEventBus
+	}
 	if cfg.InviteRetention == 0 {
 		cfg.InviteRetention = workspace.DefaultInviteRetention
 	}
@@ -89,12 +99,17 @@ func EventApplier(d Deps) ingest.Applier {
 // handler, as a Lambda cold start does, through the function's own Wire,
 // as its main does.
 func Functions(d Deps) map[string]localgw.Factory {
+	bus := d.Events
+	if bus == nil {
+		bus = &limitevents.Recorder{}
+	}
 	wire := func(id string, build func(platform.Env) any) localgw.Factory {
 		return func() lambda.Handler { return lambda.NewHandler(build(d.env(id))) }
 	}
 	return map[string]localgw.Factory{
 		"AuthorizerFunction": wire("AuthorizerFunction", func(e platform.Env) any { return authorizer.Wire(e) }),
 		"RetentionFunction":  wire("RetentionFunction", func(e platform.Env) any { return retention.Wire(e) }),
+		"EventsFunction":     wire("EventsFunction", func(e platform.Env) any { return limitevents.Wire(e, bus) }),
 		"IngestFunction":     wire("IngestFunction", func(e platform.Env) any { return ingest.Wire(e) }),
 		"SchedulerFunction":  wire("SchedulerFunction", func(e platform.Env) any { return scheduler.Wire(e) }),
 		"InvitesFunction":    wire("InvitesFunction", func(e platform.Env) any { return invites.Wire(e, d.Mailer) }),

@@ -68,7 +68,7 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		}},
 		StreamSpecification: &types.StreamSpecification{
-			StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeOldImage,
+			StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages,
 		},
 	}
 }

@@ -120,6 +120,10 @@ func TestNoChangeLandsWithoutItsEntryNorAnEntryWithoutItsChange(t *testing.T) {
 	if res := env.Do(t, "POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_release_notes"], "dailyCreditLimit": 5}`); res.Status != 200 {
 		t.Fatalf("setup: %d %s", res.Status, res.Body)
 	}
+	// Something to enable.
+	if res := env.Do(t, "POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_onboarding"], "status": "disabled"}`); res.Status != 200 {
+		t.Fatalf("setup: %d %s", res.Status, res.Body)
+	}
 	env.Do(t, "GET", "/workspaceapi/members?limit=1", creatorKey, "")
 
 	invoke := func(fn string, event any) (int, string) {
@@ -147,6 +151,8 @@ func TestNoChangeLandsWithoutItsEntryNorAnEntryWithoutItsChange(t *testing.T) {
 		{"revoke", api(t, env, "DELETE", "/workspaceapi/invites", adminKey, `{"ids": ["inv_demo_nora"]}`), 0, nil},
 		{"agent limit", api(t, env, "POST", "/workspaceapi/agents/credit-limits", adminKey, `{"ids": ["agt_support_triage"], "dailyCreditLimit": 1}`), 0, nil},
 		{"daily-usage reset", api(t, env, "POST", "/workspaceapi/agents/daily-usage/reset", adminKey, `{"ids": ["agt_release_notes"]}`), 0, nil},
+		{"agent disable", api(t, env, "POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_support_triage"], "status": "disabled"}`), 0, nil},
+		{"agent enable", api(t, env, "POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_onboarding"], "status": "enabled"}`), 0, nil},
 		{"credit details", api(t, env, "POST", "/workspaceapi/agents/credit-details", adminKey, `{"ids": ["agt_kb_search"], "showTokenOptimisationInfo": true}`), 0, nil},
 		{"agent tags", api(t, env, "POST", "/workspaceapi/agents/tags", adminKey, `{"ids": ["agt_onboarding"], "tags": ["x"]}`), 0, nil},
 		{"member tags", api(t, env, "POST", "/workspaceapi/members/tags", adminKey, `{"ids": ["usr_kofi"], "tags": ["x"]}`), 0, nil},

@@ -129,6 +129,18 @@ func TestEveryWriteRecordsWhoChangedWhatAndWhen(t *testing.T) {
 			}},
 		{"the same limit again changes and records nothing", api(call{"POST", "/workspaceapi/agents/credit-limits", adminKey,
 			`{"ids": ["agt_release_notes"], "dailyCreditLimit": 5}`, 200, nil}), func() []string { return nil }},
+		{"disabling the stopped agent records its status, not the unknown one", api(call{"POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_release_notes", "agt_nope"], "status": "disabled"}`, 200, nil}),
+			func() []string {
+				return []string{`agent.disabled agent:agt_release_notes by ` + admin + ` {"status":{"from":"stopped","to":"disabled"},"statusReason":{"from":"daily_limit","to":"disabled"}}`}
+			}},
+		{"disabling it again records nothing", api(call{"POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_release_notes"], "status": "disabled"}`, 200, nil}), func() []string { return nil }},
+		{"enabling it re-evaluates it into stopped", api(call{"POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_release_notes"], "status": "enabled"}`, 200, nil}),
+			func() []string {
+				return []string{
+					`agent.enabled agent:agt_release_notes by ` + admin + ` {"status":{"from":"disabled","to":"stopped"},"statusReason":{"from":"disabled","to":"daily_limit"}}`,
+					`agent.stopped agent:agt_release_notes by ` + admin + ` {"status":{"from":"disabled","to":"stopped"},"statusReason":{"from":"disabled","to":"daily_limit"}}`,
+				}
+			}},
 		{"a daily-usage reset resumes it", api(call{"POST", "/workspaceapi/agents/daily-usage/reset", adminKey,
 			`{"ids": ["agt_release_notes"]}`, 200, nil}),
 			func() []string {
@@ -137,6 +149,15 @@ func TestEveryWriteRecordsWhoChangedWhatAndWhen(t *testing.T) {
 					`agent.resumed agent:agt_release_notes by ` + admin + ` {"status":{"from":"stopped","to":"running"},"statusReason":{"from":"daily_limit","to":null}}`,
 				}
 			}},
+		{"disabling the running agent", api(call{"POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_release_notes"], "status": "disabled"}`, 200, nil}),
+			func() []string {
+				return []string{`agent.disabled agent:agt_release_notes by ` + admin + ` {"status":{"from":"running","to":"disabled"},"statusReason":{"from":null,"to":"disabled"}}`}
+			}},
+		{"enabling it runs it again", api(call{"POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_release_notes"], "status": "enabled"}`, 200, nil}),
+			func() []string {
+				return []string{`agent.enabled agent:agt_release_notes by ` + admin + ` {"status":{"from":"disabled","to":"running"},"statusReason":{"from":"disabled","to":null}}`}
+			}},
+		{"enabling it again records nothing", api(call{"POST", "/workspaceapi/agents/status", adminKey, `{"ids": ["agt_release_notes"], "status": "enabled"}`, 200, nil}), func() []string { return nil }},
 		{"credit details: the agent already showing them records nothing", api(call{"POST", "/workspaceapi/agents/credit-details", adminKey,
 			`{"ids": ["agt_kb_search", "agt_support_triage"], "showTokenOptimisationInfo": true}`, 200, nil}),
 			func() []string {

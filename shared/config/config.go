@@ -32,6 +32,9 @@ type Config struct {
 	// AuditRetention is how long audit log entries are kept
 	// (AUDIT_RETENTION_DAYS, whole days; default 400).
 	AuditRetention time.Duration
+	// EventBusName is the EventBridge bus the events function publishes
+	// limit events to (EVENT_BUS_NAME); empty records them instead.
+	EventBusName string
 }
 
 // DefaultInviteAcceptURL is used when INVITE_ACCEPT_URL is not set.
@@ -46,6 +49,7 @@ func FromEnv() (Config, error) {
 		DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"),
 		MailFrom:         os.Getenv("MAIL_FROM"),
 		InviteAcceptURL:  os.Getenv("INVITE_ACCEPT_URL"),
+		EventBusName:     os.Getenv("EVENT_BUS_NAME"),
 	}
 	if c.TableName == "" {
 		return Config{}, errors.New("TABLE_NAME is not set")

@@ -1,7 +1,7 @@
 // Package credits is the credit-limits endpoint group: agents' daily and
-// monthly limits, daily-usage resets, teams' monthly limits, the workspace's
-// credits report, the usage export, an agent's daily usage and the display of
-// credit details.
+// monthly limits, daily-usage resets, agents' disable and enable, teams'
+// monthly limits, the workspace's credits report, the usage export, an
+// agent's daily usage and the display of credit details.
 package credits
 
 import (
@@ -17,6 +17,7 @@ import (
 type Store interface {
 	SetAgentLimits(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, change workspace.LimitChange, now time.Time) []workspace.CreditOutcome
 	ResetDailyUsage(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, now time.Time) []workspace.CreditOutcome
+	SetAgentStatus(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, disable bool, now time.Time) []workspace.CreditOutcome
 	SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error)
 	CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error)
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
@@ -44,6 +45,7 @@ func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
 	mux.Handle("POST /workspaceapi/agents/credit-limits", setAgentLimits(d.Store, d.Clock))
 	mux.Handle("POST /workspaceapi/agents/daily-usage/reset", resetDailyUsage(d.Store, d.Clock))
+	mux.Handle("POST /workspaceapi/agents/status", setAgentStatus(d.Store, d.Clock))
 	mux.Handle("PUT /workspaceapi/teams/{teamId}/credit-limit", setTeamLimit(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/credits/export", usageExport(d.Store, d.Clock))

@@ -134,14 +134,6 @@ func (s *Store) transactAudited(ctx context.Context, ws string, items []types.Tr
 	return s.transact(ctx, append(items, puts...))
 }
 
-// entriesIf is the entry e when ok, for a change that may record none.
-func entriesIf(e workspace.AuditEntry, ok bool) []workspace.AuditEntry {
-	if !ok {
-		return nil
-	}
-	return []workspace.AuditEntry{e}
-}
-
 // fixedClock tells one time: an entry's id carries the entry's own time.
 type fixedClock time.Time
 

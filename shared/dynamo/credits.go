@@ -29,6 +29,7 @@ type readOpts struct {
 	agents      bool // the agent items themselves (their limits, freshly)
 	teamUsage   bool // the teams' month usage shards
 	noTeamItems bool // leave out the teams' items (their limits)
+	thresholds  bool // the agents' and teams' threshold markers of now's periods
 }
 
 // standings is one batch read of everything that decides some agents'
@@ -67,6 +68,16 @@ func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Tim
 			if opts.teamUsage {
 				for i := range usageShards {
 					add(teamDataPK(r.ws, r.team), shardSK(month, i))
+				}
+			}
+		}
+		if opts.thresholds {
+			for _, k := range thresholdKeys(r.ws, agentTarget(r.agent), now) {
+				add(k[0], k[1])
+			}
+			if r.team != "" {
+				for _, k := range thresholdKeys(r.ws, teamTarget(r.team), now) {
+					add(k[0], k[1])
 				}
 			}
 		}
@@ -138,10 +149,13 @@ func (st *standings) shardSum(pk, month string) (float64, error) {
 }
 
 // readTeamStanding reads what decides team's pause at now (its item, its
-// state and its month usage shards) and the further keys, in one
-// BatchGetItem.
+// state, its month usage shards and its threshold markers) and the further
+// keys, in one BatchGetItem.
 func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.Time, more ...item) (*standings, error) {
 	keys := append([]item{key(wsPK(ws), teamSK(team)), key(teamDataPK(ws, team), skState)}, more...)
+	for _, k := range thresholdKeys(ws, teamTarget(team), now) {
+		keys = append(keys, key(k[0], k[1]))
+	}
 	found, err := s.batchGet(ctx, append(keys, shardKeys(teamDataPK(ws, team), workspace.MonthKey(now))...))
 	if err != nil {
 		return nil, err
@@ -192,7 +206,7 @@ func (st *standings) standing(a workspace.Agent, teamUsage bool) (standing, erro
 		}
 	}
 	out.Credit = workspace.AgentCredit{
-		Position: pos, Own: state.own(), TeamPaused: team.Paused,
+		Position: pos, Own: state.own(), TeamPaused: team.Paused, Disabled: state.Disabled,
 		LastActivityAt: optionalTime(state.LastActivityAt),
 	}
 	return out, nil
@@ -349,8 +363,11 @@ func (u monthUsage) storedAtLeast(attr string) expression.ConditionBuilder {
 		Or(expression.Name(attr).GreaterThanEqual(expression.Value(0)))
 }
 
-// settleAgent applies usage's effect to agent a (workspace.SettleAgent). On
-// a lost race it reads the agent's standing again and decides again. It
+// settleAgent applies usage's effect to agent a (workspace.SettleAgent)
+// and writes, in the same transaction, the events of what it changed and of
+// the thresholds its usage newly crossed (a marker each, new in its period).
+// On a lost race (another writer moved its state, or wrote a threshold's
+// marker first) it reads the agent's standing again and decides again. It
 // returns the transition it made, if any.
 func (s *Store) settleAgent(ctx context.Context, by workspace.Actor, a workspace.Agent, st *standings) (*workspace.Transition, error) {
 	r := refOf(a)
@@ -361,18 +378,39 @@ func (s *Store) settleAgent(ctx context.Context, by workspace.Actor, a workspace
 			return nil, err
 		}
 		ch := workspace.SettleAgent(sd.AgentStanding, st.now)
-		if !ch.Write {
+		cross := unmarked(st.items, r.ws, agentTarget(r.agent), workspace.AgentCrossings(sd.Credit.Position, st.now))
+		if !ch.Write && len(cross) == 0 {
 			return nil, nil
 		}
-		err = s.writeVersioned(ctx, r.ws, agentStateWrite(r, ch.To, sd.version, st.now), agentPremises(a, sd.usage, ch.Premises, st.now),
-			entriesIf(workspace.AgentStateEntry(st.now, by, r.agent, sd.Credit.Own, ch.To))...)
+		puts, err := s.crossingPuts(r.ws, agentTarget(r.agent), cross, st.now)
+		if err != nil {
+			return nil, err
+		}
+		var writes []write
+		var premises []premise
+		var entries []workspace.AuditEntry
+		if ch.Write {
+			after := sd.Credit
+			after.Own = ch.To
+			ev, err := s.agentEventPuts(r.ws, r.agent, sd.Credit, after, sd.version+1, st.now)
+			if err != nil {
+				return nil, err
+			}
+			puts = append(puts, ev...)
+			entries = workspace.AgentCreditEntries(st.now, by, r.agent, sd.Credit, after)
+			writes, premises = []write{agentStateWrite(r, ch.To, sd.version, st.now)}, agentPremises(a, sd.usage, ch.Premises, st.now)
+		}
+		err = s.commit(ctx, r.ws, writes, premises, puts, entries...)
 		if err == nil {
+			if !ch.Write {
+				return nil, nil
+			}
 			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: ch.To}, nil
 		}
 		if err := afterLostRace(err, attempt); err != nil {
 			return nil, fmt.Errorf("settle agent %s: %w", r.agent, err)
 		}
-		if st, err = s.readStandings(ctx, []agentRef{r}, st.now, readOpts{agents: true}); err != nil {
+		if st, err = s.readStandings(ctx, []agentRef{r}, st.now, readOpts{agents: true, thresholds: true}); err != nil {
 			return nil, err
 		}
 		fresh, found, err := st.agent(r)
@@ -383,9 +421,11 @@ func (s *Store) settleAgent(ctx context.Context, by workspace.Actor, a workspace
 	}
 }
 
-// settleTeam applies usage's effect to team (ws, team) (workspace.SettleTeam).
-// On a lost race it reads again. It returns the transition it made, if any,
-// and whether the team is paused after it.
+// settleTeam applies usage's effect to team (ws, team) (workspace.SettleTeam)
+// and writes, in the same transaction, the event of its pause and of the
+// thresholds of its limit its usage newly crossed. On a lost race it reads
+// again. It returns the transition it made, if any, and whether the team is
+// paused after it.
 func (s *Store) settleTeam(ctx context.Context, by workspace.Actor, ws, team string, st *standings) (*workspace.Transition, bool, error) {
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
@@ -394,12 +434,31 @@ func (s *Store) settleTeam(ctx context.Context, by workspace.Actor, ws, team str
 			return nil, false, err
 		}
 		ch := workspace.SettleTeam(ts.TeamStanding, st.now)
-		if !ch.Write {
+		cross := unmarked(st.items, ws, teamTarget(team), workspace.TeamCrossings(ts.TeamStanding, st.now))
+		if !ch.Write && len(cross) == 0 {
 			return nil, ch.Paused, nil
 		}
-		err = s.writeVersioned(ctx, ws, teamStateWrite(ws, team, true, ts.version, st.now), teamPremises(ws, team, ts.Limit, ch.Premises),
-			entriesIf(workspace.TeamPauseEntry(st.now, by, team, ts.Paused, true))...)
+		puts, err := s.crossingPuts(ws, teamTarget(team), cross, st.now)
+		if err != nil {
+			return nil, false, err
+		}
+		var writes []write
+		var premises []premise
+		var entries []workspace.AuditEntry
+		if ch.Write {
+			ev, err := s.teamEventPuts(ws, team, ts.TeamStanding, true, ts.version+1, st.now)
+			if err != nil {
+				return nil, false, err
+			}
+			puts = append(puts, ev...)
+			entries = workspace.EntriesIf(workspace.TeamPauseEntry(st.now, by, team, ts.Paused, true))
+			writes, premises = []write{teamStateWrite(ws, team, true, ts.version, st.now)}, teamPremises(ws, team, ts.Limit, ch.Premises)
+		}
+		err = s.commit(ctx, ws, writes, premises, puts, entries...)
 		if err == nil {
+			if !ch.Write {
+				return nil, ch.Paused, nil
+			}
 			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
 				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, true, nil
 		}

@@ -1,6 +1,9 @@
 package dynamo
 
 import (
+	"context"
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -39,4 +42,16 @@ func MetricRecordItems(ws, agent string, recs []workspace.MetricRecord) ([]map[s
 		return nil, err
 	}
 	return append(items, raw), nil
+}
+
+// WriteThreshold writes threshold crossing c of target (its marker and its
+// event's outbox item) in one transaction, as the credit engine does; it
+// reports false when the period's marker was there already.
+func (s *Store) WriteThreshold(ctx context.Context, ws string, target workspace.EventTarget, c workspace.Crossing, now time.Time) (bool, error) {
+	items, err := s.thresholdPuts(ws, target, c, now)
+	if err != nil {
+		return false, err
+	}
+	failed, err := s.transact(ctx, items)
+	return len(failed) == 0, err
 }

@@ -36,6 +36,8 @@ const (
 	typeEvent      = "event"
 	typeChat       = "chat"
 	typeAudit      = "audit"
+	typeOutbox     = "outbox"
+	typeThreshold  = "threshold"
 )
 
 // Claim kinds of an e-mail claim item.
@@ -499,6 +501,9 @@ type agentStateItem struct {
 	Period         string `dynamodbav:"period,omitempty"` // the day or month the stop lasts
 	Version        int64  `dynamodbav:"version"`
 	LastActivityAt string `dynamodbav:"lastActivityAt,omitempty"`
+	// Disabled is set by POST /workspaceapi/agents/status; the own state
+	// above goes on following usage underneath it.
+	Disabled bool `dynamodbav:"disabled,omitempty"`
 }
 
 // own returns the agent's own state; an item never given one is running.

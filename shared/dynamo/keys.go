@@ -39,6 +39,9 @@
 //	team month usage    WS#<ws>#TEAMDATA#<teamId>    USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
 //	workspace usage     WS#<ws>#USAGE                USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
 //	applied event       WS#<ws>#EVENT#<eventId>      EVENT                     (ttl: the dedup window)
+//	threshold marker    WS#<ws>#AGENTDATA#<agentId>  THRESHOLD#<limit>#<period>#<pct>  (daily or monthly; ttl: past the period)
+//	                    WS#<ws>#TEAMDATA#<teamId>    THRESHOLD#team#<month>#<pct>
+//	outbox item         WS#<ws>#OUTBOX#<eventId>     OUTBOX                    (a limit event for the stream; ttl: 48 h)
 //
 // Agent data (chats, diary, key metrics) lives in the agent's partition and
 // in partitions of their own per chat and per metric, never in the
@@ -304,6 +307,19 @@ func recordSK(at time.Time, recordID string) string {
 	return prefixRecord + storedTime(at) + "#" + recordID
 }
 func metricDaySK(day string) string { return prefixMetricDay + day }
+
+// Keys of the limit events' outbox (see the table above, and outbox.go).
+// Each event has a partition of its own, like an applied event's marker, so
+// a burst of events meets no hot item.
+const (
+	skOutbox        = "OUTBOX"
+	prefixThreshold = "THRESHOLD#"
+)
+
+func outboxPK(ws, eventID string) string { return wsPK(ws) + "#OUTBOX#" + eventID }
+func thresholdSK(limit, period string, pct int) string {
+	return fmt.Sprintf("%s%s#%s#%d", prefixThreshold, limit, period, pct)
+}
 
 // Keys of idempotency records (idempotency.go). Each record is a partition
 // of its own: a client's retries never load its workspace's partition, and

@@ -45,6 +45,18 @@ func (s *Store) SetAgentLimits(ctx context.Context, by workspace.Actor, ws, team
 	})
 }
 
+// SetAgentStatus disables (disable) or enables each of ids, as
+// workspace.DecideStatus decides: the flag is written on the agent's state
+// item as a new version, with, on enabling, its own state re-evaluated on
+// its limits and usage in the same transaction, and the event of the change.
+// Scope and round trips as SetAgentLimits; an agent already so is not
+// written.
+func (s *Store) SetAgentStatus(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, disable bool, now time.Time) []workspace.CreditOutcome {
+	return s.eachAgent(ctx, by, ws, teamScope, ids, now, func(a workspace.Agent, sd workspace.AgentStanding) workspace.AgentChange {
+		return workspace.DecideStatus(a, sd, disable)
+	})
+}
+
 // ResetDailyUsage sets today's counted usage of each of ids to zero (its
 // spend and the month's usage stay) and re-evaluates its state, as
 // workspace.DecideReset decides. Scope and round trips as SetAgentLimits; an
@@ -55,19 +67,65 @@ func (s *Store) ResetDailyUsage(ctx context.Context, by workspace.Actor, ws, tea
 
 // agentChangeItems is the transaction of an agent change: the new limits
 // (conditioned on the agent still existing) or today's counted usage zeroed,
-// and the agent's state as a new version, with the change's premises.
-func (s *Store) agentChangeItems(a workspace.Agent, sd standing, ch workspace.AgentChange, now time.Time) ([]types.TransactWriteItem, error) {
+// and the agent's state as a new version, with the change's premises; and
+// the limit events of the change: its running state's, and the thresholds
+// its new limits put usage past (st's read includes their markers).
+func (s *Store) agentChangeItems(a workspace.Agent, st *standings, sd standing, ch workspace.AgentChange, now time.Time) ([]types.TransactWriteItem, error) {
 	r := refOf(a)
+	after := sd.Credit
+	after.Own = ch.To
 	change := write{key: key(wsPK(r.ws), agentSK(r.agent)),
 		upd: expression.Set(expression.Name(attrDaily), expression.Value(ch.Daily)).
 			Set(expression.Name(attrMonthly), expression.Value(ch.Monthly)),
 		cond: expression.AttributeExists(expression.Name(attrPK))}
-	if ch.ResetToday {
+	after.Position.DailyLimit, after.Position.MonthlyLimit = ch.Daily, ch.Monthly
+	state := agentStateWrite(r, ch.To, sd.version, now)
+	writes := []write{change, state}
+	switch {
+	case ch.ResetToday:
 		change = write{key: key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))),
 			upd: expression.Set(expression.Name(countedAttr(now.UTC().Day())), expression.Value(0)).
 				Set(expression.Name(attrEntity), expression.Value(typeUsage))}
+		writes[0] = change
+		after.Position = sd.Credit.Position
+		after.Position.Today = 0
+	case ch.SetStatus:
+		// The flag lives on the state item, written with its new version;
+		// the agent item must still be there.
+		after.Position, after.Disabled = sd.Credit.Position, ch.Disabled
+		state.upd = state.upd.Set(expression.Name(attrDisabled), expression.Value(ch.Disabled))
+		writes = []write{state}
 	}
-	return s.decisionTx([]write{change, agentStateWrite(r, ch.To, sd.version, now)}, agentPremises(a, sd.usage, ch.Premises, now))
+	premises := agentPremises(a, sd.usage, ch.Premises, now)
+	if ch.SetStatus {
+		premises = append(premises, premise{key(wsPK(r.ws), agentSK(r.agent)), expression.AttributeExists(expression.Name(attrPK))})
+	}
+	items, err := s.decisionTx(writes, premises)
+	if err != nil {
+		return nil, err
+	}
+	events, err := s.changeEventPuts(st, r, sd, after, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, events...), nil
+}
+
+// changeEventPuts are the limit events of an agent change that leaves its
+// credit as after: its running state's (as version sd.version+1), and the
+// thresholds after's limits put its usage past that st's read found
+// unmarked.
+func (s *Store) changeEventPuts(st *standings, r agentRef, sd standing, after workspace.AgentCredit, now time.Time) ([]types.TransactWriteItem, error) {
+	puts, err := s.agentEventPuts(r.ws, r.agent, sd.Credit, after, sd.version+1, now)
+	if err != nil {
+		return nil, err
+	}
+	cross := unmarked(st.items, r.ws, agentTarget(r.agent), workspace.AgentCrossings(after.Position, now))
+	more, err := s.crossingPuts(r.ws, agentTarget(r.agent), cross, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(puts, more...), nil
 }
 
 // eachAgent decides and writes each of ids: it reads every standing in one
@@ -115,7 +173,7 @@ func (s *Store) writeAgent(ctx context.Context, by workspace.Actor, a workspace.
 			return ch.Outcome
 		}
 		out := ch.Outcome
-		items, err := s.agentChangeItems(a, sd, ch, now)
+		items, err := s.agentChangeItems(a, st, sd, ch, now)
 		if err != nil {
 			out.Err = err
 			return out
@@ -155,7 +213,7 @@ func (s *Store) readAgentStandings(ctx context.Context, ws, teamScope string, id
 	if len(refs) == 0 {
 		return &standings{now: now, items: map[[2]string]item{}}, agents, nil
 	}
-	st, err := s.readStandings(ctx, refs, now, readOpts{agents: true})
+	st, err := s.readStandings(ctx, refs, now, readOpts{agents: true, thresholds: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,6 +295,19 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID
 		if e, ok := workspace.TeamPauseEntry(now, by, teamID, ts.Paused, d.Outcome.Paused); ok {
 			entries = append(entries, e)
 		}
+		// The change's limit events: the team's pause or resume, and the
+		// thresholds the new limit puts its usage past.
+		after := ts.TeamStanding
+		after.Limit = limit
+		events, err := s.teamEventPuts(ws, teamID, after, d.Outcome.Paused, ts.version+1, now)
+		if err != nil {
+			return workspace.TeamLimitOutcome{}, err
+		}
+		more, err := s.crossingPuts(ws, teamTarget(teamID), unmarked(st.items, ws, teamTarget(teamID), workspace.TeamCrossings(after, now)), now)
+		if err != nil {
+			return workspace.TeamLimitOutcome{}, err
+		}
+		items = append(items, append(events, more...)...)
 		failed, err := s.transactAudited(ctx, ws, items, entries...)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err

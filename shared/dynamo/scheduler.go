@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -154,9 +155,21 @@ func (s *Store) resumeOne(ctx context.Context, by workspace.Actor, raw item, rea
 	ch := workspace.ResumeAgent(sd.AgentStanding, found)
 	w := agentStateWrite(r, ch.To, sd.version, now)
 	w.cond = heldFor.And(expression.Name(attrReason).Equal(expression.Value(reason))).And(w.cond)
-	err = s.writeVersioned(ctx, r.ws, w, agentPremises(a, sd.usage, ch.Premises, now),
-		entriesIf(workspace.AgentStateEntry(now, by, r.agent, sd.Credit.Own, ch.To))...)
-	if !ch.To.IsRunning() {
+	// Its event: Agent Resumed, unless the agent is disabled (it stays
+	// disabled: only its own state underneath is lifted) or is held again
+	// for the new period.
+	after := sd.Credit
+	after.Own = ch.To
+	var events []types.TransactWriteItem
+	if found {
+		if events, err = s.agentEventPuts(r.ws, r.agent, sd.Credit, after, sd.version+1, now); err != nil {
+			return nil, err
+		}
+	}
+	err = s.commit(ctx, r.ws, []write{w}, agentPremises(a, sd.usage, ch.Premises, now), events,
+		workspace.AgentCreditEntries(now, by, r.agent, sd.Credit, after)...)
+	if !ch.To.IsRunning() || sd.Credit.Disabled {
+		// Held again, or disabled: nothing a reader sees was resumed.
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err
 	}
@@ -177,8 +190,14 @@ func (s *Store) resumeTeam(ctx context.Context, by workspace.Actor, ws, team str
 	ch := workspace.ResumeTeam(ts.TeamStanding)
 	w := teamStateWrite(ws, team, ch.Paused, ts.version, now)
 	w.cond = heldFor.And(expression.Name(attrPaused).Equal(expression.Value(true))).And(w.cond)
-	err = s.writeVersioned(ctx, ws, w, teamPremises(ws, team, ts.Limit, ch.Premises),
-		entriesIf(workspace.TeamPauseEntry(now, by, team, true, ch.Paused))...)
+	var events []types.TransactWriteItem
+	if ts.Exists {
+		if events, err = s.teamEventPuts(ws, team, ts.TeamStanding, ch.Paused, ts.version+1, now); err != nil {
+			return nil, err
+		}
+	}
+	err = s.commit(ctx, ws, []write{w}, teamPremises(ws, team, ts.Limit, ch.Premises), events,
+		workspace.EntriesIf(workspace.TeamPauseEntry(now, by, team, true, ch.Paused))...)
 	if ch.Paused {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err

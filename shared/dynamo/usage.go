@@ -253,7 +253,7 @@ func (s *Store) settleUsage(ctx context.Context, by workspace.Actor, events []wo
 			}
 		}
 	}
-	st, err := s.readStandings(ctx, refs, now, readOpts{agents: true, teamUsage: true})
+	st, err := s.readStandings(ctx, refs, now, readOpts{agents: true, teamUsage: true, thresholds: true})
 	if err != nil {
 		for _, r := range refs {
 			failAgent(r.ws, r.agent, "", err)

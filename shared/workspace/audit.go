@@ -178,6 +178,12 @@ func AgentStateEntry(at time.Time, actor Actor, id string, from, to AgentState) 
 	if to.IsRunning() {
 		action = ActionAgentResumed
 	}
+	return NewAuditEntry(at, actor, action, AuditTarget{Type: TargetAgent, ID: id}, stateChanges(from, to)), true
+}
+
+// stateChanges are the status and statusReason fields that differ between
+// from and to.
+func stateChanges(from, to AgentState) Changes {
 	changes := Changes{}
 	if from.Status != to.Status {
 		changes["status"] = Change{From: from.Status, To: to.Status}
@@ -185,7 +191,40 @@ func AgentStateEntry(at time.Time, actor Actor, id string, from, to AgentState) 
 	if from.Reason != to.Reason {
 		changes["statusReason"] = Change{From: nullIfEmpty(from.Reason), To: nullIfEmpty(to.Reason)}
 	}
-	return NewAuditEntry(at, actor, action, AuditTarget{Type: TargetAgent, ID: id}, changes), true
+	return changes
+}
+
+// AgentCreditEntries are the entries of agent id's credit moving from
+// before to after, made by actor at at. An enabled agent's own state moving
+// records agent.stopped or agent.resumed (AgentStateEntry). A disable or
+// enable records agent.disabled or agent.enabled with the status every
+// reader sees before and after it, and an enable that re-evaluates the agent
+// into a held state (stopped by its limits, paused by its team) also records
+// that agent.stopped. While the agent stays disabled its own state moves
+// underneath, unseen: that records nothing until the enable shows it.
+func AgentCreditEntries(at time.Time, actor Actor, id string, before, after AgentCredit) []AuditEntry {
+	from, to := before.State(), after.State()
+	switch {
+	case !before.Disabled && !after.Disabled:
+		return EntriesIf(AgentStateEntry(at, actor, id, before.Own, after.Own))
+	case before.Disabled && after.Disabled:
+		return nil
+	case after.Disabled:
+		return []AuditEntry{NewAuditEntry(at, actor, ActionAgentDisabled, AuditTarget{Type: TargetAgent, ID: id}, stateChanges(from, to))}
+	}
+	entries := []AuditEntry{NewAuditEntry(at, actor, ActionAgentEnabled, AuditTarget{Type: TargetAgent, ID: id}, stateChanges(from, to))}
+	if !to.IsRunning() {
+		entries = append(entries, NewAuditEntry(at, actor, ActionAgentStopped, AuditTarget{Type: TargetAgent, ID: id}, stateChanges(from, to)))
+	}
+	return entries
+}
+
+// EntriesIf is the entry e when ok, for a change that may record none.
+func EntriesIf(e AuditEntry, ok bool) []AuditEntry {
+	if !ok {
+		return nil
+	}
+	return []AuditEntry{e}
 }
 
 // TeamPauseEntry is the entry of team id's pause moving from from to to,
@@ -252,9 +291,16 @@ func (k Taggable) TagsAction() (AuditAction, TargetType) {
 
 // AuditEntries are the entries that record c, a write to agent a decided on
 // standing sd, made by by at at: agent.daily_usage_reset (creditsToday to
-// 0) or agent.limits_changed (the limits that changed), then agent.stopped or
-// agent.resumed when the agent's own running state moves.
+// 0) or agent.limits_changed (the limits that changed), then the entries of
+// its running state (AgentCreditEntries): agent.stopped or agent.resumed
+// when the own state of an enabled agent moves, agent.disabled or
+// agent.enabled for a disable or an enable.
 func (c AgentChange) AuditEntries(at time.Time, by Actor, a Agent, sd AgentStanding) []AuditEntry {
+	if c.SetStatus {
+		after := sd.Credit
+		after.Disabled, after.Own = c.Disabled, c.To
+		return AgentCreditEntries(at, by, a.ID, sd.Credit, after)
+	}
 	target := AuditTarget{Type: TargetAgent, ID: a.ID}
 	var entries []AuditEntry
 	if c.ResetToday {
@@ -264,10 +310,9 @@ func (c AgentChange) AuditEntries(at time.Time, by Actor, a Agent, sd AgentStand
 		Merge(LimitChanges("monthlyCreditLimit", a.MonthlyCreditLimit, c.Monthly)); len(changes) > 0 {
 		entries = append(entries, NewAuditEntry(at, by, ActionAgentLimitsChanged, target, changes))
 	}
-	if e, ok := AgentStateEntry(at, by, a.ID, sd.Credit.Own, c.To); ok {
-		entries = append(entries, e)
-	}
-	return entries
+	after := sd.Credit
+	after.Own = c.To
+	return append(entries, AgentCreditEntries(at, by, a.ID, sd.Credit, after)...)
 }
 
 // CreatedEntry is the invite.created entry of inv, made by by at at: the

@@ -174,13 +174,16 @@ func ResumeTeam(t TeamStanding) TeamChange {
 
 // AgentChange is a credit batch's decided write of one agent: the id's
 // outcome and, when Write, the write: the new limits (Daily, Monthly) of a
-// limit change or, with ResetToday, today's counted usage cleared; the
-// agent's new own state (a new version); and the premises.
+// limit change or, with ResetToday, today's counted usage cleared or, with
+// SetStatus, the agent's disabled flag set to Disabled; the agent's new own
+// state (a new version); and the premises.
 type AgentChange struct {
 	Outcome        CreditOutcome
 	Write          bool
 	Daily, Monthly *float64
 	ResetToday     bool
+	SetStatus      bool
+	Disabled       bool
 	To             AgentState
 	Premises       Premises
 }

@@ -11,6 +11,9 @@ const (
 	StatusRunning = "running"
 	StatusStopped = "stopped"
 	StatusPaused  = "paused"
+	// StatusDisabled: an API call disabled the agent (POST
+	// /workspaceapi/agents/status); it wins over every other status.
+	StatusDisabled = "disabled"
 )
 
 // Why an agent is not running. The most lasting reason wins: the team's limit
@@ -21,7 +24,12 @@ const (
 	ReasonDailyLimit   = "daily_limit"
 	ReasonMonthlyLimit = "monthly_limit"
 	ReasonTeamLimit    = "team_limit"
+	// ReasonDisabled goes with StatusDisabled, over every other reason.
+	ReasonDisabled = "disabled"
 )
+
+// Disabled is the state of an agent an API call disabled.
+var Disabled = AgentState{Status: StatusDisabled, Reason: ReasonDisabled}
 
 // AgentState is an agent's running state: StatusRunning with no reason, or
 // stopped or paused with the reason.
@@ -159,13 +167,21 @@ type AgentCredit struct {
 	Own AgentState
 	// TeamPaused is the stored paused flag of the agent's team.
 	TeamPaused bool
+	// Disabled is the agent's stored disabled flag: a disabled agent shows
+	// as disabled whatever its limits and its team call for, while its usage
+	// still counts and its own state still follows its limits underneath.
+	Disabled bool
 	// LastActivityAt is the time of the agent's latest recorded usage; zero
 	// when there is none.
 	LastActivityAt time.Time
 }
 
-// State is the agent's running state: paused while its team is, else its own.
+// State is the agent's running state: disabled while it is, else paused
+// while its team is, else its own.
 func (c AgentCredit) State() AgentState {
+	if c.Disabled {
+		return Disabled
+	}
 	if c.TeamPaused {
 		return AgentState{Status: StatusPaused, Reason: ReasonTeamLimit}
 	}

@@ -193,6 +193,9 @@ func (b *bench) coldSubject(ctx context.Context, id string) (*coldSubject, error
 		tomorrow := now.Truncate(24 * time.Hour).Add(24 * time.Hour)
 		subj.what, subj.check = "the daily scheduled event, at the next 00:00 UTC", checkJSON
 		subj.event = func(int) []byte { return scheduledEvent(tomorrow) }
+	case "EventsFunction":
+		subj.what, subj.check = "a stream batch of one limit event's outbox insertion", checkBatch
+		subj.event = func(run int) []byte { return outboxInserts(b.table, "ws_acme", fmt.Sprintf("%s_%d", nonce, run), 1) }
 	case "RetentionFunction":
 		subj.what, subj.check = "a stream batch of one TTL removal of a seat-holding invitation", checkBatch
 		subj.event = func(run int) []byte {

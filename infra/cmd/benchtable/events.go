@@ -76,3 +76,28 @@ func ttlRemovals(table, ws string, ids []string) []byte {
 	}
 	return mustJSON(map[string]any{"Records": recs})
 }
+
+// outboxInserts is a stream batch of n insertions of limit events' outbox
+// items of ws, as the events function's event source delivers it (the bus
+// is the bootstrap's recorder: it runs without EVENT_BUS_NAME).
+func outboxInserts(table, ws, nonce string, n int) []byte {
+	s := func(v string) map[string]string { return map[string]string{"S": v} }
+	num := func(v string) map[string]string { return map[string]string{"N": v} }
+	var recs []any
+	for i := range n {
+		id := fmt.Sprintf("evt_bench_%s_%03d", nonce, i)
+		img := map[string]any{"PK": s("WS#" + ws + "#OUTBOX#" + id), "SK": s("OUTBOX"), "entity": s("outbox"), "id": s(id),
+			"workspaceId": s(ws), "detailType": s("Credit Threshold Reached"), "targetType": s("agent"), "targetId": s("agt_kb_search"),
+			"reason": s("daily_limit"), "credits": num("8"), "limit": num("10"), "threshold": num("80"), "period": s("2026-11-21"),
+			"at": s(time.Now().UTC().Format(time.RFC3339)), "ttl": num(fmt.Sprint(time.Now().Add(48 * time.Hour).Unix()))}
+		recs = append(recs, map[string]any{
+			"eventID": fmt.Sprintf("bench-outbox-%d", i+1), "eventName": "INSERT", "eventVersion": "1.1", "eventSource": "aws:dynamodb", "awsRegion": region,
+			"eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/" + table + "/stream/2026-11-21T00:00:00.000",
+			"dynamodb": map[string]any{
+				"ApproximateCreationDateTime": time.Now().Unix(), "SequenceNumber": fmt.Sprintf("54215845%020d", i+1),
+				"SizeBytes": 400, "StreamViewType": "NEW_AND_OLD_IMAGES", "Keys": map[string]any{"PK": img["PK"], "SK": img["SK"]}, "NewImage": img,
+			},
+		})
+	}
+	return mustJSON(map[string]any{"Records": recs})
+}

@@ -73,6 +73,8 @@ func (b *bench) heavyRequests() map[string]heavy {
 			event: func() []byte { return heavyIngest() }},
 		"SchedulerFunction": {what: fmt.Sprintf("the daily run resuming %d agents", s.stopped), check: checkResumed(s.stopped),
 			event: func() []byte { return scheduledEvent(tomorrow) }},
+		"EventsFunction": {what: "a stream batch of 100 limit events' outbox insertions (the template's BatchSize)", check: checkBatch,
+			event: func() []byte { return outboxInserts(b.table, "ws_acme", "heavy", 100) }},
 		"RetentionFunction": {what: "a stream batch of 100 TTL removals (the template's BatchSize)", check: checkBatch,
 			event: func() []byte { return ttlRemovals(b.table, retentionWorkspace, removed) }},
 	}

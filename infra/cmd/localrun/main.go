@@ -34,10 +34,12 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
+	"github.com/agentplatform/workspaceapi/infra/localstream"
 	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
+	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -129,8 +131,11 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	clock := workspace.SystemClock{}
+	// The local EventBridge bus: the events function publishes limit events
+	// to it, and GET /_local/events lists them.
+	bus := &limitevents.Recorder{Logger: logger}
 	deps := stack.Deps{
-		Store: store, Mailer: &mail.Recorder{Logger: logger}, Clock: clock,
+		Store: store, Mailer: &mail.Recorder{Logger: logger}, Events: bus, Clock: clock,
 		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
 	}
 	// load creates the table and loads the fixture, whose events go
@@ -156,10 +161,22 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fns := stack.Functions(deps)
-	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{Logger: logger}))
+	// The table's stream feeds the functions of the template's DynamoDB
+	// events (the events function publishes the outbox), as Lambda's event
+	// source mappings do; GET /_local/events lists the bus once they have
+	// delivered what was written before it.
+	feeds := &localstream.Feeds{}
+	gw, err := localgw.New(tmpl, fns, stack.GatewayOptions(localgw.Options{Logger: logger, Events: feeds.Log(bus)}))
 	if err != nil {
 		return err
 	}
+	streams, err := localstream.NewClient(ctx, endpoint)
+	if err != nil {
+		return err
+	}
+	feedCtx, stopFeeds := context.WithCancel(ctx)
+	feeds.Start(feedCtx, streams, table, tmpl, gw, logger)
+	defer func() { stopFeeds(); feeds.Wait() }()
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -241,6 +258,7 @@ func printBanner(out io.Writer, addr string, tmpl *localgw.Template, f fixture.F
 		fmt.Fprintf(out, "  %-7s %-45s -> %s\n", r.Method, r.Path, r.FunctionID)
 	}
 	fmt.Fprintln(out, "  POST    /_local/invoke/{FunctionLogicalId}            (no key; loopback tooling; Content-Type: application/json)")
+	fmt.Fprintln(out, "  GET     /_local/events                                (no key; loopback only; the limit events published, oldest first)")
 	fmt.Fprintln(out, "\nDemo API keys (from the fixture; only their hashes are stored):")
 	var first, firstWS, firstAgent string
 	for _, ws := range f.Workspaces {

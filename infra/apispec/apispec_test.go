@@ -84,6 +84,7 @@ func TestOperations(t *testing.T) {
 		"GET /workspaceapi/agents/{agentId}/key-metrics",
 		"GET /workspaceapi/agents/{agentId}/promotion-requests",
 		"GET /workspaceapi/agents/{agentId}/usage",
+		"GET /workspaceapi/audit-log",
 		"GET /workspaceapi/credits",
 		"GET /workspaceapi/credits/export",
 		"GET /workspaceapi/invites",

@@ -257,10 +257,19 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick-1", tomorrow.Format(time.RFC3339)))
 	awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick-2", nextMonth.Format(time.RFC3339)))
 
-	// Retention: the TTL removed a seat-holding invitation.
+	// Retention: the TTL removed a seat-holding invitation, and one that
+	// held no seat.
 	awscalls.Invoke(t, env.URL, "RetentionFunction", map[string]any{"Records": []any{
 		awscalls.TTLRemoval("1", "ws_acme", "inv_demo_oldhire"),
+		awscalls.TTLRemovalOf("2", "ws_acme", "inv_demo_seatless", false),
 	}})
+
+	// The audit log, whole and by each filter: each filter reads an index
+	// of its own.
+	for _, q := range []string{"", "?limit=1", "?action=team.renamed", "?targetId=team_support",
+		"?actorKeyId=key_acme_admin", "?targetId=team_support&action=team.renamed"} {
+		do("GET", "/workspaceapi/audit-log"+q, adminKey, "", 200)
+	}
 
 	// Limit events: the stream hands the events function an outbox item's
 	// insertion, which it publishes to the bus.

@@ -59,6 +59,11 @@ func ScheduledEvent(id, time string) map[string]any {
 // removes a seat-holding invitation, as the retention function's event
 // source delivers it.
 func TTLRemoval(seq, ws, invitationID string) map[string]any {
+	return TTLRemovalOf(seq, ws, invitationID, true)
+}
+
+// TTLRemovalOf is TTLRemoval of an invitation that held a seat or not.
+func TTLRemovalOf(seq, ws, invitationID string, holdsSeat bool) map[string]any {
 	return map[string]any{
 		"eventID": "ev" + seq, "eventName": "REMOVE", "eventSource": "aws:dynamodb", "eventVersion": "1.1",
 		"awsRegion":      "us-east-1",
@@ -70,7 +75,7 @@ func TTLRemoval(seq, ws, invitationID string) map[string]any {
 			"OldImage": map[string]any{
 				"PK": map[string]string{"S": "WS#" + ws}, "SK": map[string]string{"S": "INVITE#" + invitationID},
 				"entity": map[string]string{"S": "invitation"}, "id": map[string]string{"S": invitationID},
-				"workspaceId": map[string]string{"S": ws}, "holdsSeat": map[string]bool{"BOOL": true},
+				"workspaceId": map[string]string{"S": ws}, "holdsSeat": map[string]bool{"BOOL": holdsSeat},
 			},
 		},
 	}

@@ -93,21 +93,47 @@ func before[In any](name string, f func(*In) error) func(*dynamodb.Options) {
 	}
 }
 
-// LosingUpdates makes a client's UpdateItem calls fail their condition while
-// On is set, as if another writer always changed the item first: a test
-// drives an optimistic write to give up with it.
+// LosingUpdates makes a client's UpdateItem calls, and the Updates of its
+// transactions, fail their condition while On is set, as if another writer
+// always changed the item first: a test drives an optimistic write to give up
+// with it.
 type LosingUpdates struct {
 	On atomic.Bool
 }
 
 // Option returns the client option that fails the updates.
 func (l *LosingUpdates) Option() func(*dynamodb.Options) {
-	return before("LoseUpdates", func(*dynamodb.UpdateItemInput) error {
+	lose := before("LoseUpdates", func(*dynamodb.UpdateItemInput) error {
 		if !l.On.Load() {
 			return nil
 		}
 		return &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
 	})
+	loseInTransactions := before("LoseTransactionUpdates", func(tx *dynamodb.TransactWriteItemsInput) error {
+		if !l.On.Load() {
+			return nil
+		}
+		reasons := make([]types.CancellationReason, len(tx.TransactItems))
+		lost := false
+		for i, it := range tx.TransactItems {
+			reasons[i] = types.CancellationReason{Code: aws.String("None")}
+			if it.Update != nil && !lost {
+				reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String("The conditional request failed")}
+				lost = true
+			}
+		}
+		if !lost {
+			return nil
+		}
+		return &types.TransactionCanceledException{
+			Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons"),
+			CancellationReasons: reasons,
+		}
+	})
+	return func(o *dynamodb.Options) {
+		lose(o)
+		loseInTransactions(o)
+	}
 }
 
 // StaleRead makes one BatchGetItem return one item as it was before a

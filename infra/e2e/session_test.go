@@ -210,6 +210,8 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		{name: "agent tags", method: "POST", path: "/workspaceapi/agents/tags", key: adminKey, want: 200, body: `{"ids": ["agt_kb_search"], "tags": ["search"]}`},
 		{name: "team tags", method: "POST", path: "/workspaceapi/teams/tags", key: adminKey, want: 200,
 			body: `{"ids": ["team_growth"], "tags": ["revenue"], "mode": "set"}`},
+		// The audit log.
+		{name: "the audit log", method: "GET", path: "/workspaceapi/audit-log?limit=5", key: adminKey, want: 200, contains: []string{"entries", "nextCursor"}},
 		// The gateway alone.
 		{name: "an unknown route", method: "GET", path: "/workspaceapi/nothing-here", key: adminKey, want: 404},
 	}

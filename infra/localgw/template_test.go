@@ -13,7 +13,7 @@ import (
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {
 	tmpl := loadTemplate(t)
-	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "EventsFunction", "IngestFunction", "InvitesFunction", "KeysFunction", "MembersFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
+	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuditFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "EventsFunction", "IngestFunction", "InvitesFunction", "KeysFunction", "MembersFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
 		t.Errorf("FunctionIDs: got %q, want %q", got, want)
 	}
 	var streams []string
@@ -21,7 +21,7 @@ func TestParseTemplateReadsRealTemplate(t *testing.T) {
 		streams = append(streams, fmt.Sprintf("%s %d %s", src.FunctionID, src.BatchSize, src.Filter))
 	}
 	if want := []string{
-		`RetentionFunction 100 {"eventName": ["REMOVE"], "userIdentity": {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}, "dynamodb": {"OldImage": {"entity": {"S": ["invitation"]}, "holdsSeat": {"BOOL": [true]}}}}`,
+		`RetentionFunction 100 {"eventName": ["REMOVE"], "userIdentity": {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}, "dynamodb": {"OldImage": {"entity": {"S": ["invitation"]}}}}`,
 		`EventsFunction 100 {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"entity": {"S": ["outbox"]}}}}`,
 	}; !slices.Equal(streams, want) {
 		t.Errorf("StreamSources: got %q, want %q", streams, want)

@@ -269,7 +269,7 @@ func TestABatchCutByAnOutageAnswers200WithExactlyTheUnwrittenIdsFailed(t *testin
 				}
 				return a.DailyCreditLimit != nil && *a.DailyCreditLimit == 33
 			}},
-		{"agent tags", "/workspaceapi/agents/tags", `{"ids": %s, "tags": ["cut"]}`, "UpdateItem",
+		{"agent tags", "/workspaceapi/agents/tags", `{"ids": %s, "tags": ["cut"]}`, "TransactWriteItems",
 			func(t *testing.T, id string) bool {
 				a, err := env.Store.Agent(t.Context(), "ws_acme", id)
 				if err != nil {

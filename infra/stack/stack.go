@@ -9,6 +9,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/localgw"
 	"github.com/agentplatform/workspaceapi/shared/agentdata"
 	"github.com/agentplatform/workspaceapi/shared/agents"
+	"github.com/agentplatform/workspaceapi/shared/audit"
 	"github.com/agentplatform/workspaceapi/shared/authorizer"
 	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/credits"
@@ -79,7 +80,11 @@ func (d Deps) env(fn string) platform.Env {
 	if cfg.InviteRetention == 0 {
 		cfg.InviteRetention = workspace.DefaultInviteRetention
 	}
-	return platform.Env{Config: cfg, Store: d.store(fn), Clock: d.Clock, IDs: d.IDs}
+	store := d.store(fn)
+	if cfg.AuditRetention > 0 {
+		store = store.WithAuditRetention(cfg.AuditRetention)
+	}
+	return platform.Env{Config: cfg, Store: store, Clock: d.Clock, IDs: d.IDs}
 }
 
 // EventApplier returns what the fixture loader applies a fixture's events
@@ -113,6 +118,7 @@ func Functions(d Deps) map[string]localgw.Factory {
 		"TeamsFunction":      wire("TeamsFunction", func(e platform.Env) any { return teams.Wire(e) }),
 		"MembersFunction":    wire("MembersFunction", func(e platform.Env) any { return members.Wire(e) }),
 		"TagsFunction":       wire("TagsFunction", func(e platform.Env) any { return tags.Wire(e) }),
+		"AuditFunction":      wire("AuditFunction", func(e platform.Env) any { return audit.Wire(e) }),
 		"AgentDataFunction":  wire("AgentDataFunction", func(e platform.Env) any { return agentdata.Wire(e) }),
 		"ChatsFunction":      wire("ChatsFunction", func(e platform.Env) any { return agentdata.WireChats(e) }),
 		"KeysFunction":       wire("KeysFunction", func(e platform.Env) any { return keys.Wire(e) }),

@@ -18,6 +18,7 @@ const (
 	attrPK, attrSK         = "PK", "SK"
 	attrGSI1PK, attrGSI1SK = "GSI1PK", "GSI1SK"
 	attrGSI2PK, attrGSI2SK = "GSI2PK", "GSI2SK"
+	attrGSI3PK, attrGSI3SK = "GSI3PK", "GSI3SK"
 )
 
 // defaultTableWait bounds the wait for a created table to become active.
@@ -37,6 +38,8 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrGSI1SK), AttributeType: s},
 			{AttributeName: aws.String(attrGSI2PK), AttributeType: s},
 			{AttributeName: aws.String(attrGSI2SK), AttributeType: s},
+			{AttributeName: aws.String(attrGSI3PK), AttributeType: s},
+			{AttributeName: aws.String(attrGSI3SK), AttributeType: s},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
@@ -54,6 +57,13 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(attrGSI2PK), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(attrGSI2SK), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}, {
+			IndexName: aws.String(dynamo.IndexGSI3),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(attrGSI3PK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(attrGSI3SK), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		}},

@@ -46,7 +46,7 @@ func agentJSON(id, team string, private bool, daily, monthly string) string {
 func use(t *testing.T, env *apitest.Env, agent string, credits float64) {
 	t.Helper()
 	now := env.Clock.Now()
-	rep := env.Store.ApplyUsage(t.Context(), []workspace.Usage{{
+	rep := env.Store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 		EventID: fmt.Sprintf("ev_%s_%d", agent, now.UnixNano()), WorkspaceID: "ws_a", AgentID: agent,
 		Credits: credits, OccurredAt: now,
 	}}, now)

@@ -29,6 +29,9 @@ type Config struct {
 	// InviteRetention is how long expired invitations stay listed
 	// (INVITE_RETENTION_DAYS, whole days; default 180).
 	InviteRetention time.Duration
+	// AuditRetention is how long audit log entries are kept
+	// (AUDIT_RETENTION_DAYS, whole days; default 400).
+	AuditRetention time.Duration
 	// EventBusName is the EventBridge bus the events function publishes
 	// limit events to (EVENT_BUS_NAME); empty records them instead.
 	EventBusName string
@@ -38,7 +41,8 @@ type Config struct {
 const DefaultInviteAcceptURL = "https://app.example.com/invitations/accept"
 
 // FromEnv reads the configuration; it returns an error when TABLE_NAME is not
-// set or INVITE_RETENTION_DAYS is not a positive number.
+// set or INVITE_RETENTION_DAYS or AUDIT_RETENTION_DAYS is not a positive
+// number.
 func FromEnv() (Config, error) {
 	c := Config{
 		TableName:        os.Getenv("TABLE_NAME"),
@@ -53,15 +57,28 @@ func FromEnv() (Config, error) {
 	if c.InviteAcceptURL == "" {
 		c.InviteAcceptURL = DefaultInviteAcceptURL
 	}
-	c.InviteRetention = workspace.DefaultInviteRetention
-	if s := os.Getenv("INVITE_RETENTION_DAYS"); s != "" {
-		days, err := strconv.Atoi(s)
-		if err != nil || days < 1 {
-			return Config{}, fmt.Errorf("INVITE_RETENTION_DAYS must be a whole number of days, at least 1")
-		}
-		c.InviteRetention = time.Duration(days) * 24 * time.Hour
+	var err error
+	if c.InviteRetention, err = daysFromEnv("INVITE_RETENTION_DAYS", workspace.DefaultInviteRetention); err != nil {
+		return Config{}, err
+	}
+	if c.AuditRetention, err = daysFromEnv("AUDIT_RETENTION_DAYS", workspace.DefaultAuditRetention); err != nil {
+		return Config{}, err
 	}
 	return c, nil
+}
+
+// daysFromEnv reads the environment variable name as a whole number of days,
+// at least 1; def when it is not set.
+func daysFromEnv(name string, def time.Duration) (time.Duration, error) {
+	s := os.Getenv(name)
+	if s == "" {
+		return def, nil
+	}
+	days, err := strconv.Atoi(s)
+	if err != nil || days < 1 {
+		return 0, fmt.Errorf("%s must be a whole number of days, at least 1", name)
+	}
+	return time.Duration(days) * 24 * time.Hour, nil
 }
 
 // UseJSONLogs makes slog write JSON lines to stdout, the format the functions'

@@ -23,7 +23,7 @@ type appliedDetails struct {
 // that shows or hides the per-message credit details in the listed agents'
 // chats. Display only: it never touches limits or running states, so no
 // result carries impact. A team-scoped key reaches only its team's agents.
-func setCreditDetails(store Store) httpapi.HandlerFunc {
+func setCreditDetails(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
@@ -40,7 +40,7 @@ func setCreditDetails(store Store) httpapi.HandlerFunc {
 		if req.ShowTokenOptimisationInfo == nil {
 			return workspace.Invalid("showTokenOptimisationInfo is required: true or false")
 		}
-		outs := store.SetCreditDetails(r.Context(), caller.WorkspaceID, caller.TeamID, ids, *req.ShowTokenOptimisationInfo)
+		outs := store.SetCreditDetails(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, caller.TeamID, ids, *req.ShowTokenOptimisationInfo, clock.Now())
 		httpapi.WriteOutcomes(w, r, outs, func(o workspace.DisplayOutcome) httpapi.Outcome {
 			if workspace.IsNotFound(o.Err) {
 				return agentNotFound(o.ID)

@@ -29,8 +29,8 @@ func TestCreditDetailsAreDisplayOnly(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("results %q\nwant    %q", got, want)
 	}
-	if n := strings.Count(strings.Join(env.FunctionTrips.Ops(), " "), "UpdateItem"); n != 2 {
-		t.Errorf("ops %v, want 2 UpdateItem", env.FunctionTrips.Ops())
+	if n := strings.Count(strings.Join(env.FunctionTrips.Ops(), " "), "TransactWriteItems"); n != 2 {
+		t.Errorf("ops %v, want 2 TransactWriteItems", env.FunctionTrips.Ops())
 	}
 	after := overviews(t, env)
 	for _, id := range []string{"ag_daily", "ag_support1"} {
@@ -41,7 +41,7 @@ func TestCreditDetailsAreDisplayOnly(t *testing.T) {
 	}
 	res = env.Do(t, http.MethodPost, creditDetailsPath, keyAdmin, `{"ids": ["ag_daily"], "showTokenOptimisationInfo": true}`)
 	res.JSON(t, &body)
-	if s := body.Summary; s.Unchanged != 1 || slices.Contains(env.FunctionTrips.Ops(), "UpdateItem") {
+	if s := body.Summary; s.Unchanged != 1 || slices.Contains(env.FunctionTrips.Ops(), "TransactWriteItems") {
 		t.Errorf("setting the value in force: summary %+v ops %v, want unchanged and no write", s, env.FunctionTrips.Ops())
 	}
 	if o := overviews(t, env)["ag_daily"]; !o.ShowTokenOptimisationInfo {

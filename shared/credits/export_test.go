@@ -26,7 +26,7 @@ type exportBody struct {
 // ingest function would then.
 func spendIn(t *testing.T, env *apitest.Env, ws, agent string, credits float64, at time.Time) {
 	t.Helper()
-	rep := env.Store.ApplyUsage(t.Context(), []workspace.Usage{{
+	rep := env.Store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 		EventID: fmt.Sprintf("ev_%s_%s_%d", ws, agent, at.UnixNano()), WorkspaceID: ws, AgentID: agent, Credits: credits, OccurredAt: at,
 	}}, at)
 	for _, err := range rep.Errs {

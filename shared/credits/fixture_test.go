@@ -51,7 +51,7 @@ func newEnv(t *testing.T, opts ...apitest.Options) *apitest.Env {
 func use(t *testing.T, env *apitest.Env, agent string, credits float64) {
 	t.Helper()
 	now := env.Clock.Now()
-	rep := env.Store.ApplyUsage(t.Context(), []workspace.Usage{{
+	rep := env.Store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 		EventID: fmt.Sprintf("ev_%s_%d", agent, now.UnixNano()), WorkspaceID: "ws_a", AgentID: agent,
 		Credits: credits, OccurredAt: now,
 	}}, now)

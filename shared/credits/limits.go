@@ -57,7 +57,7 @@ func setAgentLimits(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if change.TouchesMonthly() && caller.Role != workspace.RoleAdmin {
 			return errMonthlyNeedsAdmin
 		}
-		outs := store.SetAgentLimits(r.Context(), caller.WorkspaceID, caller.TeamID, ids, change, clock.Now())
+		outs := store.SetAgentLimits(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, caller.TeamID, ids, change, clock.Now())
 		httpapi.WriteOutcomes(w, r, outs, creditOutcome(func(o workspace.CreditOutcome) any {
 			return appliedLimits{DailyCreditLimit: o.Limits.Daily, MonthlyCreditLimit: o.Limits.Monthly,
 				EffectiveDailyCreditLimit: o.Limits.EffectiveDaily}
@@ -79,7 +79,7 @@ func resetDailyUsage(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		outs := store.ResetDailyUsage(r.Context(), caller.WorkspaceID, caller.TeamID, ids, clock.Now())
+		outs := store.ResetDailyUsage(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, caller.TeamID, ids, clock.Now())
 		httpapi.WriteOutcomes(w, r, outs, creditOutcome(func(workspace.CreditOutcome) any {
 			return appliedReset{CreditsToday: 0}
 		}), agentLog("credit batch", caller))

@@ -192,7 +192,7 @@ func TestCreditsReportOfAThousandAgentsTakesUnderFortyRoundTrips(t *testing.T) {
 		usage = append(usage, workspace.Usage{EventID: fmt.Sprintf("ev_%d", i), WorkspaceID: "ws_a",
 			AgentID: fmt.Sprintf("ag_%04d", i), Credits: 1.5, OccurredAt: env.Clock.Now()})
 	}
-	for _, err := range env.Store.ApplyUsage(t.Context(), usage, env.Clock.Now()).Errs {
+	for _, err := range env.Store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), usage, env.Clock.Now()).Errs {
 		if err != nil {
 			t.Fatal(err)
 		}

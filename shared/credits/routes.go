@@ -15,14 +15,14 @@ import (
 
 // Store is the storage the group uses.
 type Store interface {
-	SetAgentLimits(ctx context.Context, ws, teamScope string, ids []string, change workspace.LimitChange, now time.Time) []workspace.CreditOutcome
-	ResetDailyUsage(ctx context.Context, ws, teamScope string, ids []string, now time.Time) []workspace.CreditOutcome
-	SetAgentStatus(ctx context.Context, ws, teamScope string, ids []string, disable bool, now time.Time) []workspace.CreditOutcome
-	SetTeamLimit(ctx context.Context, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error)
+	SetAgentLimits(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, change workspace.LimitChange, now time.Time) []workspace.CreditOutcome
+	ResetDailyUsage(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, now time.Time) []workspace.CreditOutcome
+	SetAgentStatus(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, disable bool, now time.Time) []workspace.CreditOutcome
+	SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error)
 	CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error)
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
 	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)
-	SetCreditDetails(ctx context.Context, ws, teamScope string, ids []string, show bool) []workspace.DisplayOutcome
+	SetCreditDetails(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, show bool, now time.Time) []workspace.DisplayOutcome
 	// UsageMonthPage and ExportNames read the usage export's month listings
 	// and its rows' names.
 	UsageMonthPage(ctx context.Context, ws, team, month, after string, limit int) ([]workspace.AgentMonthSpend, bool, error)
@@ -50,7 +50,7 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/credits/export", usageExport(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/usage", agentUsage(d.Store, d.Clock))
-	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store))
+	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store, d.Clock))
 	return mux
 }
 

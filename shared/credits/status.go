@@ -41,7 +41,7 @@ func setAgentStatus(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		outs := store.SetAgentStatus(r.Context(), caller.WorkspaceID, caller.TeamID, ids, disable, clock.Now())
+		outs := store.SetAgentStatus(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, caller.TeamID, ids, disable, clock.Now())
 		httpapi.WriteOutcomes(w, r, outs, creditOutcome(func(workspace.CreditOutcome) any {
 			return appliedStatus{Status: req.Status}
 		}), agentLog("agent status batch", caller))

@@ -59,7 +59,7 @@ func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err := mayChangeTeam(r.Context(), store, caller, teamID); err != nil {
 			return err
 		}
-		out, err := store.SetTeamLimit(r.Context(), caller.WorkspaceID, teamID, limit, clock.Now())
+		out, err := store.SetTeamLimit(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, teamID, limit, clock.Now())
 		if err != nil {
 			return err
 		}

@@ -56,13 +56,15 @@ const maxReclaimRounds = 2
 // count is full it deletes the workspace's expired keys (reclaimExpiredKeys)
 // and tries again. Errors: workspace.ErrKeyLimit, ErrMemberNotFound,
 // ErrTeamNotFound, and a KindConflict error when the hash or id is taken.
-func (s *Store) CreateAPIKey(ctx context.Context, k workspace.APIKey, now time.Time) error {
+// The transaction records the key.created entry (by, at now), and each
+// reclaimed key its key.revoked entry.
+func (s *Store) CreateAPIKey(ctx context.Context, by workspace.Actor, k workspace.APIKey, now time.Time) error {
 	items, err := s.createKeyItems(k)
 	if err != nil {
 		return err
 	}
 	for round := 0; ; round++ {
-		failed, err := s.transact(ctx, items)
+		failed, err := s.transactAudited(ctx, k.WorkspaceID, items, k.CreatedEntry(now, by))
 		if err != nil {
 			return err
 		}
@@ -78,7 +80,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k workspace.APIKey, now time.T
 		case round+1 >= maxReclaimRounds:
 			return workspace.ErrKeyLimit
 		}
-		freed, err := s.reclaimExpiredKeys(ctx, k.WorkspaceID, now)
+		freed, err := s.reclaimExpiredKeys(ctx, by, k.WorkspaceID, now)
 		if err != nil {
 			return err
 		}
@@ -135,7 +137,7 @@ const keysPerReclaim = 32
 // conditioned on the reference still being there, so a key that a racing
 // revoke or reclaim removed first cancels that transaction and is not
 // subtracted twice; the creator then simply tries again.
-func (s *Store) reclaimExpiredKeys(ctx context.Context, ws string, now time.Time) (int, error) {
+func (s *Store) reclaimExpiredKeys(ctx context.Context, by workspace.Actor, ws string, now time.Time) (int, error) {
 	refs, err := s.keyRefs(ctx, ws)
 	if err != nil {
 		return 0, err
@@ -149,19 +151,21 @@ func (s *Store) reclaimExpiredKeys(ctx context.Context, ws string, now time.Time
 	freed := 0
 	for chunk := range slices.Chunk(expired, keysPerReclaim) {
 		items := make([]types.TransactWriteItem, 0, 2*len(chunk)+1)
+		entries := make([]workspace.AuditEntry, 0, len(chunk))
 		for _, r := range chunk {
 			del, err := s.deleteKeyItems(ws, r)
 			if err != nil {
 				return freed, err
 			}
 			items = append(items, del...)
+			entries = append(entries, workspace.KeyRevokedEntry(now, by, r.ID))
 		}
 		count, err := s.update(key(wsPK(ws), skKeyCount),
 			expression.Add(expression.Name(attrCount), expression.Value(-len(chunk))), nil)
 		if err != nil {
 			return freed, err
 		}
-		failed, err := s.transact(ctx, append(items, count))
+		failed, err := s.transactAudited(ctx, ws, append(items, count), entries...)
 		if err != nil {
 			return freed, err
 		}
@@ -253,52 +257,67 @@ func (s *Store) APIKeys(ctx context.Context, ws string) ([]workspace.APIKey, err
 }
 
 // UpdateAPIKey applies ch to key keyID of ws and returns the key as it now
-// is: one GetItem of its reference and one UpdateItem of the key,
-// conditioned on the key still being ws's keyID. ErrAPIKeyNotFound when
+// is: one GetItem of its reference, one of the key and, unless ch changes
+// nothing, one transaction of the key's Update (conditioned on the key still
+// being ws's keyID with the name and disabled flag read) and its key.updated
+// entry (by, at now); read again after a lost race. ErrAPIKeyNotFound when
 // there is no such key (another workspace's id included).
-func (s *Store) UpdateAPIKey(ctx context.Context, ws, keyID string, ch workspace.KeyChange) (workspace.APIKey, error) {
+func (s *Store) UpdateAPIKey(ctx context.Context, by workspace.Actor, ws, keyID string, ch workspace.KeyChange, now time.Time) (workspace.APIKey, error) {
 	ref, err := s.keyRef(ctx, ws, keyID)
 	if err != nil {
 		return workspace.APIKey{}, err
 	}
-	var upd expression.UpdateBuilder
-	if ch.Name != nil {
-		upd = upd.Set(expression.Name(attrName), expression.Value(*ch.Name))
-	}
-	if ch.Disabled != nil {
-		upd = upd.Set(expression.Name(attrDisabled), expression.Value(*ch.Disabled))
-	}
-	e, err := build(expression.NewBuilder().WithUpdate(upd).WithCondition(
-		expression.AttributeExists(expression.Name(attrPK)).
+	k := key(keyPK(ref.KeyHash), skKey)
+	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
+		it, found, err := getItem[apiKeyItem](ctx, s, k, "api key")
+		if err != nil {
+			return workspace.APIKey{}, err
+		}
+		if !found || it.WorkspaceID != ws || it.ID != keyID {
+			return workspace.APIKey{}, workspace.ErrAPIKeyNotFound
+		}
+		before := it.domain()
+		entry, changed := before.UpdatedEntry(now, by, ch)
+		if !changed {
+			return before, nil
+		}
+		var upd expression.UpdateBuilder
+		after := before
+		if ch.Name != nil {
+			upd, after.Name = upd.Set(expression.Name(attrName), expression.Value(*ch.Name)), *ch.Name
+		}
+		if ch.Disabled != nil {
+			upd, after.Disabled = upd.Set(expression.Name(attrDisabled), expression.Value(*ch.Disabled)), *ch.Disabled
+		}
+		cond := expression.AttributeExists(expression.Name(attrPK)).
 			And(expression.Name(attrWorkspace).Equal(expression.Value(ws))).
-			And(expression.Name(attrID).Equal(expression.Value(keyID)))))
-	if err != nil {
-		return workspace.APIKey{}, err
+			And(expression.Name(attrID).Equal(expression.Value(keyID))).
+			And(expression.Name(attrName).Equal(expression.Value(it.Name))).
+			And(expression.Name(attrDisabled).Equal(expression.Value(it.Disabled)))
+		write, err := s.update(k, upd, &cond)
+		if err != nil {
+			return workspace.APIKey{}, err
+		}
+		failed, err := s.transactAudited(ctx, ws, []types.TransactWriteItem{write}, entry)
+		switch {
+		case err != nil:
+			return workspace.APIKey{}, err
+		case len(failed) == 0:
+			return after, nil
+		case attempt >= maxReevaluations:
+			return workspace.APIKey{}, workspace.ErrBusy
+		}
+		// Changed or revoked meanwhile: read again.
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: key(keyPK(ref.KeyHash), skKey),
-		UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValues: types.ReturnValueAllNew,
-	})
-	if isConditionFailed(err) {
-		return workspace.APIKey{}, workspace.ErrAPIKeyNotFound
-	}
-	if err != nil {
-		return workspace.APIKey{}, fmt.Errorf("update api key: %w", err)
-	}
-	var it apiKeyItem
-	if err := unmarshal(out.Attributes, &it); err != nil {
-		return workspace.APIKey{}, err
-	}
-	return it.domain(), nil
 }
 
 // RevokeAPIKey deletes key keyID of ws and its reference and frees its place
 // in the key count: one GetItem of its reference and one transaction whose
 // deletes are conditioned on both being there, so of two racing revokes one
 // succeeds and the other is ErrAPIKeyNotFound, and the count goes down once.
-func (s *Store) RevokeAPIKey(ctx context.Context, ws, keyID string) error {
+// The transaction records the key.revoked entry (by, at now).
+func (s *Store) RevokeAPIKey(ctx context.Context, by workspace.Actor, ws, keyID string, now time.Time) error {
 	ref, err := s.keyRef(ctx, ws, keyID)
 	if err != nil {
 		return err
@@ -311,7 +330,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, ws, keyID string) error {
 	if err != nil {
 		return err
 	}
-	failed, err := s.transact(ctx, append(items, count))
+	failed, err := s.transactAudited(ctx, ws, append(items, count), workspace.KeyRevokedEntry(now, by, keyID))
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"errors"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -102,6 +103,9 @@ func ClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.
 type Store struct {
 	db    *dynamodb.Client
 	table string
+	// auditKeep is how long audit entries are kept (WithAuditRetention);
+	// zero is workspace.DefaultAuditRetention.
+	auditKeep time.Duration
 }
 
 // New returns a Store over the named table.

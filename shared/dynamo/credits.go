@@ -369,7 +369,7 @@ func (u monthUsage) storedAtLeast(attr string) expression.ConditionBuilder {
 // On a lost race (another writer moved its state, or wrote a threshold's
 // marker first) it reads the agent's standing again and decides again. It
 // returns the transition it made, if any.
-func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standings) (*workspace.Transition, error) {
+func (s *Store) settleAgent(ctx context.Context, by workspace.Actor, a workspace.Agent, st *standings) (*workspace.Transition, error) {
 	r := refOf(a)
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
@@ -388,6 +388,7 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 		}
 		var writes []write
 		var premises []premise
+		var entries []workspace.AuditEntry
 		if ch.Write {
 			after := sd.Credit
 			after.Own = ch.To
@@ -396,9 +397,10 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 				return nil, err
 			}
 			puts = append(puts, ev...)
+			entries = workspace.AgentCreditEntries(st.now, by, r.agent, sd.Credit, after)
 			writes, premises = []write{agentStateWrite(r, ch.To, sd.version, st.now)}, agentPremises(a, sd.usage, ch.Premises, st.now)
 		}
-		err = s.commit(ctx, writes, premises, puts)
+		err = s.commit(ctx, r.ws, writes, premises, puts, entries...)
 		if err == nil {
 			if !ch.Write {
 				return nil, nil
@@ -424,7 +426,7 @@ func (s *Store) settleAgent(ctx context.Context, a workspace.Agent, st *standing
 // thresholds of its limit its usage newly crossed. On a lost race it reads
 // again. It returns the transition it made, if any, and whether the team is
 // paused after it.
-func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) (*workspace.Transition, bool, error) {
+func (s *Store) settleTeam(ctx context.Context, by workspace.Actor, ws, team string, st *standings) (*workspace.Transition, bool, error) {
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
 		ts, err := st.team(ws, team)
@@ -442,15 +444,17 @@ func (s *Store) settleTeam(ctx context.Context, ws, team string, st *standings) 
 		}
 		var writes []write
 		var premises []premise
+		var entries []workspace.AuditEntry
 		if ch.Write {
 			ev, err := s.teamEventPuts(ws, team, ts.TeamStanding, true, ts.version+1, st.now)
 			if err != nil {
 				return nil, false, err
 			}
 			puts = append(puts, ev...)
+			entries = workspace.EntriesIf(workspace.TeamPauseEntry(st.now, by, team, ts.Paused, true))
 			writes, premises = []write{teamStateWrite(ws, team, true, ts.version, st.now)}, teamPremises(ws, team, ts.Limit, ch.Premises)
 		}
-		err = s.commit(ctx, writes, premises, puts)
+		err = s.commit(ctx, ws, writes, premises, puts, entries...)
 		if err == nil {
 			if !ch.Write {
 				return nil, ch.Paused, nil

@@ -50,7 +50,7 @@ func BenchmarkApplyUsage(b *testing.B) {
 			seq++
 			batch[i] = workspace.Usage{EventID: fmt.Sprint("e", seq), WorkspaceID: "ws1", AgentID: agents[i%5].ID, Credits: 0.5, OccurredAt: noon}
 		}
-		for _, err := range store.ApplyUsage(ctx, batch, noon).Errs {
+		for _, err := range store.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), batch, noon).Errs {
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func BenchmarkCreditsReport(b *testing.B) {
 				for _, a := range agents[start:min(start+25, n)] {
 					batch = append(batch, workspace.Usage{EventID: "u" + a.ID, WorkspaceID: "ws1", AgentID: a.ID, Credits: 1, OccurredAt: noon})
 				}
-				store.ApplyUsage(ctx, batch, noon)
+				store.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), batch, noon)
 			}
 			rt.Reset()
 			b.ResetTimer()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // Edges an independent review found: each test once failed and names the rule it holds.
@@ -21,7 +23,7 @@ func TestSchedulerDoesNotResumeAnAgentWhoseNewDayUsageReachedItsLimit(t *testing
 	tomorrow := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	early := tomorrow.Add(30 * time.Second)
 	w.use("a1", 10, early) // the 23rd's usage reaches the limit before the scheduler runs
-	if _, err := w.store.ResumeDue(ctx, tomorrow); err != nil {
+	if _, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow); err != nil {
 		t.Fatal(err)
 	}
 	c := w.credit("a1", early.Add(time.Minute))
@@ -51,7 +53,7 @@ func TestLastActivityNeverMovesBackwards(t *testing.T) {
 func TestATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
 	t.Parallel()
 	w := newCreditWorld(t)
-	if _, err := w.store.SetTeamLimit(context.Background(), "ws1", "t1", lim(0.8), noon); err != nil {
+	if _, err := w.store.SetTeamLimit(context.Background(), testActor, "ws1", "t1", lim(0.8), noon); err != nil {
 		t.Fatal(err)
 	}
 	w.use("a2", 0.7, noon) // ev1
@@ -70,7 +72,7 @@ func TestSchedulerDoesNotResumeATeamWhoseNewMonthUsageReachedItsLimit(t *testing
 	december := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	early := december.Add(30 * time.Second)
 	w.use("a2", 100, early) // December's usage reaches the limit before the run
-	if _, err := w.store.ResumeDue(ctx, december); err != nil {
+	if _, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), december); err != nil {
 		t.Fatal(err)
 	}
 	w.wantState("a2", early.Add(time.Minute), pausedTeam)

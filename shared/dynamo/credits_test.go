@@ -42,6 +42,9 @@ type creditWorld struct {
 	seq   int
 }
 
+// testActor is the API key the tests' changes are made through.
+var testActor = workspace.KeyActor(workspace.Caller{KeyID: "key_test", UserID: "u_test"}, "req-test")
+
 func newCreditWorld(t *testing.T, clientOpts ...func(*dynamodb.Options)) *creditWorld {
 	t.Helper()
 	rt := &tableops.RoundTrips{}
@@ -68,7 +71,7 @@ func newCreditWorld(t *testing.T, clientOpts ...func(*dynamodb.Options)) *credit
 func (w *creditWorld) use(agent string, credits float64, at time.Time) []workspace.Transition {
 	w.t.Helper()
 	w.seq++
-	rep := w.store.ApplyUsage(context.Background(), []workspace.Usage{{
+	rep := w.store.ApplyUsage(context.Background(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 		EventID: fmt.Sprintf("ev%d", w.seq), WorkspaceID: "ws1", AgentID: agent, Credits: credits, OccurredAt: at,
 	}}, at)
 	if err := rep.Errs[0]; err != nil {
@@ -141,7 +144,7 @@ func TestMonthlyOutlastsDailyAndTeamOutlastsBoth(t *testing.T) {
 	w.use("a2", 70, noon)
 	w.wantState("a1", noon, pausedTeam)
 	// The team's pause sits on top: lifting it shows the agent's own stop.
-	if _, err := w.store.SetTeamLimit(context.Background(), "ws1", "t1", nil, noon); err != nil {
+	if _, err := w.store.SetTeamLimit(context.Background(), testActor, "ws1", "t1", nil, noon); err != nil {
 		t.Fatal(err)
 	}
 	w.wantState("a1", noon, stoppedMonthly)
@@ -152,7 +155,7 @@ func TestARedeliveredEventCountsOnce(t *testing.T) {
 	w := newCreditWorld(t)
 	ev := workspace.Usage{EventID: "dup", WorkspaceID: "ws1", AgentID: "a2", Credits: 7, OccurredAt: noon}
 	for range 3 {
-		rep := w.store.ApplyUsage(context.Background(), []workspace.Usage{ev, ev}, noon)
+		rep := w.store.ApplyUsage(context.Background(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{ev, ev}, noon)
 		for i, err := range rep.Errs {
 			if err != nil {
 				t.Fatalf("delivery %d: %v", i, err)
@@ -167,7 +170,7 @@ func TestARedeliveredEventCountsOnce(t *testing.T) {
 func TestUsageOfAnUnknownAgentFailsAloneAndCountsNothing(t *testing.T) {
 	t.Parallel()
 	w := newCreditWorld(t)
-	rep := w.store.ApplyUsage(context.Background(), []workspace.Usage{
+	rep := w.store.ApplyUsage(context.Background(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{
 		{EventID: "x1", WorkspaceID: "ws1", AgentID: "ghost", Credits: 1, OccurredAt: noon},
 		{EventID: "x2", WorkspaceID: "other", AgentID: "a1", Credits: 1, OccurredAt: noon},
 		{EventID: "x3", WorkspaceID: "ws1", AgentID: "a2", Credits: 2, OccurredAt: noon},
@@ -231,7 +234,7 @@ func TestChangingALimitReevaluatesAtOnce(t *testing.T) {
 			t.Parallel()
 			w := newCreditWorld(t)
 			w.use("a1", tc.used, noon)
-			out := w.store.SetAgentLimits(ctx, "ws1", "", []string{"a1"}, tc.change, noon)[0]
+			out := w.store.SetAgentLimits(ctx, testActor, "ws1", "", []string{"a1"}, tc.change, noon)[0]
 			if out.Err != nil {
 				t.Fatal(out.Err)
 			}
@@ -247,9 +250,9 @@ func TestARemovedMonthlyLimitResumes(t *testing.T) {
 	t.Parallel()
 	w := newCreditWorld(t)
 	w.use("a1", 9, noon)
-	w.store.SetAgentLimits(context.Background(), "ws1", "", []string{"a1"}, workspace.LimitChange{Monthly: workspace.Value(9.0)}, noon)
+	w.store.SetAgentLimits(context.Background(), testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Monthly: workspace.Value(9.0)}, noon)
 	w.wantState("a1", noon, stoppedMonthly)
-	out := w.store.SetAgentLimits(context.Background(), "ws1", "", []string{"a1"}, workspace.LimitChange{Monthly: workspace.Null[float64]()}, noon)[0]
+	out := w.store.SetAgentLimits(context.Background(), testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Monthly: workspace.Null[float64]()}, noon)[0]
 	if out.Impact == nil || *out.Impact != running || out.Limits.Monthly != nil {
 		t.Errorf("outcome = %+v, want resumed with no monthly limit", out)
 	}
@@ -260,7 +263,7 @@ func TestSameLimitsAreUnchangedAndNotWritten(t *testing.T) {
 	t.Parallel()
 	w := newCreditWorld(t)
 	w.rt.Reset()
-	outs := w.store.SetAgentLimits(context.Background(), "ws1", "", []string{"a1", "nope", "a2"},
+	outs := w.store.SetAgentLimits(context.Background(), testActor, "ws1", "", []string{"a1", "nope", "a2"},
 		workspace.LimitChange{Daily: workspace.Value(10.0)}, noon)
 	if !outs[0].Unchanged || !workspace.IsNotFound(outs[1].Err) || outs[2].Unchanged {
 		t.Fatalf("outcomes = %+v", outs)
@@ -273,7 +276,7 @@ func TestSameLimitsAreUnchangedAndNotWritten(t *testing.T) {
 func TestATeamScopedWriteSeesOnlyItsTeam(t *testing.T) {
 	t.Parallel()
 	w := newCreditWorld(t)
-	outs := w.store.SetAgentLimits(context.Background(), "ws1", "t1", []string{"a1", "solo"}, workspace.LimitChange{Daily: workspace.Value(3.0)}, noon)
+	outs := w.store.SetAgentLimits(context.Background(), testActor, "ws1", "t1", []string{"a1", "solo"}, workspace.LimitChange{Daily: workspace.Value(3.0)}, noon)
 	if outs[0].Err != nil || !workspace.IsNotFound(outs[1].Err) {
 		t.Errorf("outcomes = %+v, want a1 written and solo not found", outs)
 	}
@@ -285,7 +288,7 @@ func TestAResetResumesTheDailyStopAndKeepsTheMonth(t *testing.T) {
 	w := newCreditWorld(t)
 	w.use("a1", 12, noon)
 	w.wantState("a1", noon, stoppedDaily)
-	out := w.store.ResetDailyUsage(ctx, "ws1", "", []string{"a1"}, noon)[0]
+	out := w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon)[0]
 	if out.Err != nil || out.Unchanged || out.Impact == nil || *out.Impact != running {
 		t.Fatalf("reset = %+v, want resumed", out)
 	}
@@ -304,8 +307,8 @@ func TestAResetResumesTheDailyStopAndKeepsTheMonth(t *testing.T) {
 	w.use("a1", 1, noon)
 	w.wantState("a1", noon, stoppedDaily)
 	// A second reset of nothing is unchanged.
-	w.store.ResetDailyUsage(ctx, "ws1", "", []string{"a1"}, noon)
-	if out := w.store.ResetDailyUsage(ctx, "ws1", "", []string{"a1"}, noon)[0]; !out.Unchanged {
+	w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon)
+	if out := w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon)[0]; !out.Unchanged {
 		t.Errorf("second reset = %+v, want unchanged", out)
 	}
 }
@@ -314,7 +317,7 @@ func TestAResetDoesNotLiftTheMonthlyStop(t *testing.T) {
 	t.Parallel()
 	w := newCreditWorld(t)
 	w.use("a1", 30, noon)
-	out := w.store.ResetDailyUsage(context.Background(), "ws1", "", []string{"a1"}, noon)[0]
+	out := w.store.ResetDailyUsage(context.Background(), testActor, "ws1", "", []string{"a1"}, noon)[0]
 	if out.Impact != nil {
 		t.Errorf("impact = %v, want none", out.Impact)
 	}
@@ -327,7 +330,7 @@ func TestTeamLimitPausesAndResumesEveryAgentWithOneWrite(t *testing.T) {
 	w := newCreditWorld(t)
 	w.use("a2", 40, noon)
 	w.rt.Reset()
-	out, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(40), noon)
+	out, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(40), noon)
 	if err != nil || !out.Paused || out.Unchanged {
 		t.Fatalf("lowering to the usage: %+v, %v; want paused", out, err)
 	}
@@ -337,15 +340,15 @@ func TestTeamLimitPausesAndResumesEveryAgentWithOneWrite(t *testing.T) {
 	for _, a := range []string{"a1", "a2", "a3"} {
 		w.wantState(a, noon, pausedTeam)
 	}
-	if out, _ := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(40), noon); !out.Unchanged || !out.Paused {
+	if out, _ := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(40), noon); !out.Unchanged || !out.Paused {
 		t.Errorf("same limit again: %+v, want unchanged and paused", out)
 	}
-	if out, _ := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(41), noon); out.Paused {
+	if out, _ := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(41), noon); out.Paused {
 		t.Errorf("raised above usage: %+v, want resumed", out)
 	}
 	w.wantState("a3", noon, running)
-	w.store.SetTeamLimit(ctx, "ws1", "t1", lim(10), noon)
-	if out, _ := w.store.SetTeamLimit(ctx, "ws1", "t1", nil, noon); out.Paused || out.Team.MonthlyCreditLimit != nil {
+	w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(10), noon)
+	if out, _ := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", nil, noon); out.Paused || out.Team.MonthlyCreditLimit != nil {
 		t.Errorf("removed: %+v, want resumed without a limit", out)
 	}
 	w.wantState("a1", noon, running)
@@ -366,7 +369,7 @@ func TestUsageLandingDuringATeamLimitChangeIsSettledByTheChange(t *testing.T) {
 			t.Errorf("usage under the old limit made %v, want no transition", trs)
 		}
 	})
-	out, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(50), noon)
+	out, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(50), noon)
 	if err != nil || !out.Paused {
 		t.Fatalf("limit 50 with 55 used: %+v, %v; want paused", out, err)
 	}
@@ -382,7 +385,7 @@ func TestUsageLandingDuringAnAgentLimitChangeIsDecidedAgain(t *testing.T) {
 	w := newCreditWorld(t, gap.Option())
 	w.use("a2", 30, noon)
 	gap.Before(func() { w.use("a2", 25, noon) })
-	out := w.store.SetAgentLimits(context.Background(), "ws1", "", []string{"a2"}, workspace.LimitChange{Daily: workspace.Value(50.0)}, noon)[0]
+	out := w.store.SetAgentLimits(context.Background(), testActor, "ws1", "", []string{"a2"}, workspace.LimitChange{Daily: workspace.Value(50.0)}, noon)[0]
 	if out.Err != nil || out.Impact == nil || *out.Impact != stoppedDaily {
 		t.Errorf("daily limit 50 with 55 used: %+v; want impact stopped by the daily limit", out)
 	}
@@ -393,10 +396,10 @@ func TestTeamLimitErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
-	if _, err := w.store.SetTeamLimit(ctx, "ws1", "nope", lim(1), noon); err != workspace.ErrTeamNotFound {
+	if _, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "nope", lim(1), noon); err != workspace.ErrTeamNotFound {
 		t.Errorf("unknown team: %v, want not found", err)
 	}
-	if _, err := w.store.SetTeamLimit(ctx, "other", "t1", lim(1), noon); err != workspace.ErrTeamNotFound {
+	if _, err := w.store.SetTeamLimit(ctx, testActor, "other", "t1", lim(1), noon); err != workspace.ErrTeamNotFound {
 		t.Errorf("another workspace's team: %v, want not found", err)
 	}
 	ws, _ := w.store.Workspace(ctx, "ws1")
@@ -404,7 +407,7 @@ func TestTeamLimitErrors(t *testing.T) {
 	if err := tableops.PutSnapshot(ctx, w.store, tableops.Snapshot{Workspace: ws}, noon); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(1), noon); err != workspace.ErrTeamSettingsOff {
+	if _, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(1), noon); err != workspace.ErrTeamSettingsOff {
 		t.Errorf("settings off: %v, want ErrTeamSettingsOff", err)
 	}
 }
@@ -420,11 +423,11 @@ func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
 	// Before the scheduler runs, the stop holds even though a new day began.
 	w.wantState("a1", tomorrow.Add(time.Hour), stoppedDaily)
 	// A run on the same day changes nothing.
-	if trs, err := w.store.ResumeDue(ctx, noon); err != nil || len(trs) != 0 {
+	if trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), noon); err != nil || len(trs) != 0 {
 		t.Fatalf("same-day run: %v, %v; want nothing", trs, err)
 	}
 	w.rt.Reset()
-	trs, err := w.store.ResumeDue(ctx, tomorrow)
+	trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow)
 	if err != nil || len(trs) != 2 {
 		t.Fatalf("next-day run: %v, %v; want a1 and solo resumed", trs, err)
 	}
@@ -438,7 +441,7 @@ func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
 	}
 	w.wantState("a1", tomorrow, running)
 	w.wantState("solo", tomorrow, running)
-	if trs, err := w.store.ResumeDue(ctx, tomorrow); err != nil || len(trs) != 0 {
+	if trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow); err != nil || len(trs) != 0 {
 		t.Errorf("second run: %v, %v; want nothing more", trs, err)
 	}
 
@@ -447,19 +450,19 @@ func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
 	w.use("a1", 11, tomorrow) // month 30: monthly stop
 	w.use("a2", 70, tomorrow) // team 100: paused
 	w.wantState("a1", tomorrow, pausedTeam)
-	if trs, _ := w.store.ResumeDue(ctx, tomorrow.AddDate(0, 0, 1)); len(trs) != 0 {
+	if trs, _ := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow.AddDate(0, 0, 1)); len(trs) != 0 {
 		t.Errorf("next-day run resumed %v, want nothing (monthly stop and team pause hold)", trs)
 	}
 	w.wantState("a1", tomorrow.AddDate(0, 0, 1), pausedTeam)
 	december := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	trs, err = w.store.ResumeDue(ctx, december)
+	trs, err = w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), december)
 	if err != nil || len(trs) != 2 {
 		t.Fatalf("next-month run: %v, %v; want a1 and t1 resumed", trs, err)
 	}
 	for _, a := range []string{"a1", "a2", "a3"} {
 		w.wantState(a, december, running)
 	}
-	if trs, _ := w.store.ResumeDue(ctx, december); len(trs) != 0 {
+	if trs, _ := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), december); len(trs) != 0 {
 		t.Errorf("second next-month run: %v, want nothing", trs)
 	}
 }
@@ -470,14 +473,14 @@ func TestASchedulerRunAfterMissedDaysCatchesUp(t *testing.T) {
 	w := newCreditWorld(t)
 	w.use("a1", 10, noon)
 	fourDaysOn := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
-	trs, err := w.store.ResumeDue(ctx, fourDaysOn)
+	trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), fourDaysOn)
 	if err != nil || len(trs) != 1 || trs[0].AgentID != "a1" {
 		t.Fatalf("late run: %v, %v; want a1 resumed", trs, err)
 	}
 	w.wantState("a1", fourDaysOn, running)
 	// A month missed entirely catches up too.
 	w.use("a2", 100, fourDaysOn)
-	trs, err = w.store.ResumeDue(ctx, time.Date(2027, 1, 3, 0, 0, 0, 0, time.UTC))
+	trs, err = w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), time.Date(2027, 1, 3, 0, 0, 0, 0, time.UTC))
 	if err != nil || len(trs) != 1 || trs[0].TeamID != "t1" {
 		t.Errorf("run two months late: %v, %v; want t1 resumed", trs, err)
 	}
@@ -494,7 +497,7 @@ func TestFiftyParallelEventsSumExactlyAndStopOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rep := w.store.ApplyUsage(context.Background(), []workspace.Usage{{
+			rep := w.store.ApplyUsage(context.Background(), workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 				EventID: fmt.Sprintf("p%d", i), WorkspaceID: "ws1", AgentID: "a2", Credits: 25, OccurredAt: noon,
 			}}, noon)
 			if rep.Errs[0] != nil {
@@ -543,12 +546,12 @@ func TestRacingTeamLimitsAndUsageEndConsistent(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					if i%2 == 0 {
-						if _, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(float64(20+i*5)), noon); err != nil {
+						if _, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(float64(20+i*5)), noon); err != nil {
 							t.Errorf("limit %d: %v", i, err)
 						}
 						return
 					}
-					rep := w.store.ApplyUsage(ctx, []workspace.Usage{{
+					rep := w.store.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 						EventID: fmt.Sprintf("r%d", i), WorkspaceID: "ws1", AgentID: []string{"a2", "a3"}[i%4/2], Credits: 9, OccurredAt: noon,
 					}}, noon)
 					if rep.Errs[0] != nil {
@@ -590,7 +593,7 @@ func TestUsageRoundTrips(t *testing.T) {
 		batch = append(batch, workspace.Usage{EventID: fmt.Sprintf("b%d", i), WorkspaceID: "ws1", AgentID: "a2", Credits: 1, OccurredAt: noon, ChatID: "c1"})
 	}
 	w.rt.Reset()
-	rep := w.store.ApplyUsage(context.Background(), batch, noon)
+	rep := w.store.ApplyUsage(context.Background(), workspace.SystemActor(workspace.SystemIngest), batch, noon)
 	for _, err := range rep.Errs {
 		if err != nil {
 			t.Fatal(err)

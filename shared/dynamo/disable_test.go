@@ -27,10 +27,10 @@ func TestDisableRacingUsageLimitsResetsAndTheScheduler(t *testing.T) {
 
 			var wg sync.WaitGroup
 			var disabled []workspace.CreditOutcome
-			wg.Go(func() { disabled = w.store.SetAgentStatus(ctx, "ws1", "", []string{"a1"}, true, noon) })
+			wg.Go(func() { disabled = w.store.SetAgentStatus(ctx, testActor, "ws1", "", []string{"a1"}, true, noon) })
 			for i := range 20 {
 				wg.Go(func() {
-					rep := w.store.ApplyUsage(ctx, []workspace.Usage{{EventID: fmt.Sprintf("race-%d", i), WorkspaceID: "ws1",
+					rep := w.store.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{EventID: fmt.Sprintf("race-%d", i), WorkspaceID: "ws1",
 						AgentID: "a1", Credits: 0.5, OccurredAt: noon}}, noon)
 					if rep.Errs[0] != nil {
 						t.Errorf("usage %d: %v", i, rep.Errs[0])
@@ -38,18 +38,18 @@ func TestDisableRacingUsageLimitsResetsAndTheScheduler(t *testing.T) {
 				})
 			}
 			wg.Go(func() {
-				out := w.store.SetAgentLimits(ctx, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(8.0)}, noon)
+				out := w.store.SetAgentLimits(ctx, testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(8.0)}, noon)
 				if out[0].Err != nil {
 					t.Errorf("limit change: %v", out[0].Err)
 				}
 			})
 			wg.Go(func() {
-				if out := w.store.ResetDailyUsage(ctx, "ws1", "", []string{"a1"}, noon); out[0].Err != nil {
+				if out := w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon); out[0].Err != nil {
 					t.Errorf("reset: %v", out[0].Err)
 				}
 			})
 			wg.Go(func() {
-				if _, err := w.store.ResumeDue(ctx, noon); err != nil {
+				if _, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), noon); err != nil {
 					t.Errorf("scheduler: %v", err)
 				}
 			})
@@ -63,7 +63,7 @@ func TestDisableRacingUsageLimitsResetsAndTheScheduler(t *testing.T) {
 				t.Fatalf("a1 is %+v with %g this month, want disabled with 20 (every credit counted)", c.State(), c.Position.Month)
 			}
 			// Another run of the scheduler resumes nothing of it.
-			trs, err := w.store.ResumeDue(ctx, noon)
+			trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), noon)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestDisableRacingUsageLimitsResetsAndTheScheduler(t *testing.T) {
 			w.wantState("a1", noon, workspace.Disabled)
 
 			// Enabled, its own state is what its limits call for on its figures.
-			enabled := w.store.SetAgentStatus(ctx, "ws1", "", []string{"a1"}, false, noon)
+			enabled := w.store.SetAgentStatus(ctx, testActor, "ws1", "", []string{"a1"}, false, noon)
 			if enabled[0].Err != nil || enabled[0].Impact == nil {
 				t.Fatalf("enable: %+v", enabled[0])
 			}

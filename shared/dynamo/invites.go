@@ -85,15 +85,16 @@ const maxReleases = 40
 // When no seat is free it releases the seats of up to maxReleases expired
 // invitations, found through the seat index, in the same transaction. It
 // returns workspace.ErrAlreadyMember or workspace.ErrAlreadyInvited when the
-// address is taken, and workspace.ErrNoSeats when no seat can be had.
-func (s *Store) CreateInvitation(ctx context.Context, inv workspace.Invitation, prior workspace.EmailClaim, seats int, now time.Time) error {
+// address is taken, and workspace.ErrNoSeats when no seat can be had. The
+// transaction records the invite.created entry (by, at now).
+func (s *Store) CreateInvitation(ctx context.Context, by workspace.Actor, inv workspace.Invitation, prior workspace.EmailClaim, seats int, now time.Time) error {
 	var released []workspace.Invitation
 	for round := 0; ; round++ {
 		items, idx, err := s.createInvitationItems(inv, prior, released, seats, now)
 		if err != nil {
 			return err
 		}
-		failed, err := s.transact(ctx, items)
+		failed, err := s.transactAudited(ctx, inv.WorkspaceID, items, inv.CreatedEntry(now, by))
 		if err != nil {
 			return err
 		}
@@ -323,8 +324,9 @@ func (s *Store) InvitationsByID(ctx context.Context, ws string, ids []string) (m
 }
 
 // maxRevokesPerTransaction is how many invitations one revoke transaction
-// deletes: two items each, and one seat update, within DynamoDB's 100.
-const maxRevokesPerTransaction = 49
+// deletes: two items and an audit entry each, and one seat update, within
+// DynamoDB's 100.
+const maxRevokesPerTransaction = 33
 
 // DeleteInvitations removes each invitation of invs (all of one workspace),
 // its e-mail claim and, when it holds one, its seat. It writes one transaction
@@ -332,12 +334,14 @@ const maxRevokesPerTransaction = 49
 // ADD on the workspace item, so a 100-id revoke touches that hot item three
 // times, not a hundred. The result has one error per invitation, in order: nil
 // when it was deleted, a KindNotFound error when it was already gone or has
-// changed since it was read, another error when storage failed.
-func (s *Store) DeleteInvitations(ctx context.Context, invs []workspace.Invitation) []error {
+// changed since it was read, another error when storage failed. Each
+// deleted invitation records its invite.revoked entry (by, at now) in its
+// transaction.
+func (s *Store) DeleteInvitations(ctx context.Context, by workspace.Actor, invs []workspace.Invitation, now time.Time) []error {
 	errs := make([]error, len(invs))
 	for start := 0; start < len(invs); start += maxRevokesPerTransaction {
 		end := min(start+maxRevokesPerTransaction, len(invs))
-		s.deleteChunk(ctx, invs[start:end], errs[start:end])
+		s.deleteChunk(ctx, by, invs[start:end], errs[start:end], now)
 	}
 	return errs
 }
@@ -348,7 +352,7 @@ func (s *Store) DeleteInvitations(ctx context.Context, invs []workspace.Invitati
 // was read (a creation frees expired seats): it is then retried as it now
 // stands. Each retry drops an invitation or a seat, so there are at most
 // 2*len(invs) of them.
-func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, errs []error) {
+func (s *Store) deleteChunk(ctx context.Context, by workspace.Actor, invs []workspace.Invitation, errs []error, now time.Time) {
 	pending := make([]int, len(invs))
 	for i := range invs {
 		pending[i] = i
@@ -356,8 +360,12 @@ func (s *Store) deleteChunk(ctx context.Context, invs []workspace.Invitation, er
 	for len(pending) > 0 {
 		items, err := s.deleteItems(invs, pending)
 		if err == nil {
+			entries := make([]workspace.AuditEntry, len(pending))
+			for k, i := range pending {
+				entries[k] = invs[i].RevokedEntry(now, by)
+			}
 			var failed []int
-			failed, err = s.transact(ctx, items)
+			failed, err = s.transactAudited(ctx, invs[0].WorkspaceID, items, entries...)
 			if err == nil && len(failed) == 0 {
 				return
 			}

@@ -35,6 +35,7 @@ const (
 	typeUsage      = "usage"
 	typeEvent      = "event"
 	typeChat       = "chat"
+	typeAudit      = "audit"
 	typeOutbox     = "outbox"
 	typeThreshold  = "threshold"
 )

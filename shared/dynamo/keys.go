@@ -124,10 +124,31 @@
 //     the condition that it is absent or older than an hour, so a key costs
 //     at most one write per hour however often it is used.
 //
+// The audit log keeps each workspace's entries in a partition of their own,
+// sorted by time, and lists them newest first. Each entry is Put in the
+// transaction of the change it records (AuditPuts), so an entry lands exactly
+// when its change does. Its three filters with an index each are sparse keys
+// of the entry: GSI1 by target, GSI2 by the acting key (key actors only) and
+// GSI3 (projection ALL), the audit log's own index, by action. Every sort key
+// is "<at>#<entryId>", so since/until bound a Query's key condition and no
+// filter reads past its page.
+//
+//	item                PK                  SK                GSI1PK                          GSI2PK                     GSI3PK                                ttl
+//	audit entry         WS#<ws>#AUDIT       <at>#<entryId>    WS#<ws>#AUDIT#TARGET#<targetId>  WS#<ws>#AUDIT#KEY#<keyId>  WS#<ws>#AUDIT#ACTION#<action>         at + AuditRetentionDays
+//	                                                          (GSI1SK, GSI2SK, GSI3SK: the SK)
+//
+// One partition per workspace takes DynamoDB's 1,000 writes a second per
+// partition, and so does one action's GSI3 partition: a workspace records at
+// most that many changes a second (every change to an entity, not every
+// usage event: agents stop and resume at most once per limit and period).
+// A burst beyond it (the scheduler resuming many thousand agents of one
+// workspace at midnight) is throttled, retried by transact and slowed, never
+// lost: no change lands without its entry.
+//
 // The attribute ttl (epoch seconds) is the table's TTL attribute. An
 // invitation and its e-mail claim carry its expiry plus the retention period;
-// the retention function releases the seat of one the TTL removes while it
-// still holds a seat (functions/retention).
+// the retention function records each invitation the TTL removes in the
+// audit log and releases its seat when it still held one (functions/retention).
 package dynamo
 
 import (
@@ -182,6 +203,25 @@ func userGSI1PK(ws, user string) string     { return wsPK(ws) + "#USER#" + user 
 func teamGSI1PK(ws, team string) string     { return wsPK(ws) + "#TEAM#" + team }
 func keyRefSK(id string) string             { return prefixKeyRef + id }
 func seatsGSI1PK(ws string) string          { return wsPK(ws) + "#SEATS" }
+
+// Keys of the audit log (see the table above).
+const (
+	attrGSI3PK = "GSI3PK"
+	attrGSI3SK = "GSI3SK"
+	// IndexGSI3 is the audit log's index by action.
+	IndexGSI3 = "GSI3"
+)
+
+func auditPK(ws string) string                   { return wsPK(ws) + "#AUDIT" }
+func auditTargetGSI1PK(ws, target string) string { return auditPK(ws) + "#TARGET#" + target }
+func auditKeyGSI2PK(ws, keyID string) string     { return auditPK(ws) + "#KEY#" + keyID }
+func auditActionGSI3PK(ws string, a workspace.AuditAction) string {
+	return auditPK(ws) + "#ACTION#" + string(a)
+}
+
+// auditPosition is an entry's sort key: its time, then its id, so entries
+// sort by time and two at one millisecond stay apart.
+func auditPosition(at time.Time, id string) string { return storedTime(at) + "#" + id }
 
 // Keys of the credit engine's items (see the table above).
 const (

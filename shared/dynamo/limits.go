@@ -39,8 +39,8 @@ type agentRule func(a workspace.Agent, sd workspace.AgentStanding) workspace.Age
 // whose limits the change leaves as they are is not written. Round trips:
 // ceil(3N+1 / 100) BatchGetItem calls, one more for the agents' teams, and
 // one transaction per changed agent, at most batchConcurrency at once.
-func (s *Store) SetAgentLimits(ctx context.Context, ws, teamScope string, ids []string, change workspace.LimitChange, now time.Time) []workspace.CreditOutcome {
-	return s.eachAgent(ctx, ws, teamScope, ids, now, func(a workspace.Agent, sd workspace.AgentStanding) workspace.AgentChange {
+func (s *Store) SetAgentLimits(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, change workspace.LimitChange, now time.Time) []workspace.CreditOutcome {
+	return s.eachAgent(ctx, by, ws, teamScope, ids, now, func(a workspace.Agent, sd workspace.AgentStanding) workspace.AgentChange {
 		return workspace.DecideLimitChange(a, sd, change)
 	})
 }
@@ -51,8 +51,8 @@ func (s *Store) SetAgentLimits(ctx context.Context, ws, teamScope string, ids []
 // its limits and usage in the same transaction, and the event of the change.
 // Scope and round trips as SetAgentLimits; an agent already so is not
 // written.
-func (s *Store) SetAgentStatus(ctx context.Context, ws, teamScope string, ids []string, disable bool, now time.Time) []workspace.CreditOutcome {
-	return s.eachAgent(ctx, ws, teamScope, ids, now, func(a workspace.Agent, sd workspace.AgentStanding) workspace.AgentChange {
+func (s *Store) SetAgentStatus(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, disable bool, now time.Time) []workspace.CreditOutcome {
+	return s.eachAgent(ctx, by, ws, teamScope, ids, now, func(a workspace.Agent, sd workspace.AgentStanding) workspace.AgentChange {
 		return workspace.DecideStatus(a, sd, disable)
 	})
 }
@@ -61,8 +61,8 @@ func (s *Store) SetAgentStatus(ctx context.Context, ws, teamScope string, ids []
 // spend and the month's usage stay) and re-evaluates its state, as
 // workspace.DecideReset decides. Scope and round trips as SetAgentLimits; an
 // agent with nothing counted today and no state to change is not written.
-func (s *Store) ResetDailyUsage(ctx context.Context, ws, teamScope string, ids []string, now time.Time) []workspace.CreditOutcome {
-	return s.eachAgent(ctx, ws, teamScope, ids, now, workspace.DecideReset)
+func (s *Store) ResetDailyUsage(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, now time.Time) []workspace.CreditOutcome {
+	return s.eachAgent(ctx, by, ws, teamScope, ids, now, workspace.DecideReset)
 }
 
 // agentChangeItems is the transaction of an agent change: the new limits
@@ -132,7 +132,7 @@ func (s *Store) changeEventPuts(st *standings, r agentRef, sd standing, after wo
 // batch (agents out of scope, or implausible ids, are not found), then
 // decides and writes each agent concurrently, reading one agent again each
 // time its transaction loses a race.
-func (s *Store) eachAgent(ctx context.Context, ws, teamScope string, ids []string, now time.Time, decide agentRule) []workspace.CreditOutcome {
+func (s *Store) eachAgent(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, now time.Time, decide agentRule) []workspace.CreditOutcome {
 	outs := make([]workspace.CreditOutcome, len(ids))
 	for i, id := range ids {
 		outs[i] = workspace.CreditOutcome{ID: id, Err: workspace.ErrAgentNotFound}
@@ -149,7 +149,7 @@ func (s *Store) eachAgent(ctx context.Context, ws, teamScope string, ids []strin
 	for i, id := range ids {
 		if a, ok := agents[id]; ok {
 			g.Go(func() error {
-				outs[i] = s.writeAgent(ctx, a, st, now, decide)
+				outs[i] = s.writeAgent(ctx, by, a, st, now, decide)
 				return nil
 			})
 		}
@@ -158,9 +158,10 @@ func (s *Store) eachAgent(ctx context.Context, ws, teamScope string, ids []strin
 	return outs
 }
 
-// writeAgent decides and writes one agent, again on fresh figures after each
-// lost race.
-func (s *Store) writeAgent(ctx context.Context, a workspace.Agent, st *standings, now time.Time, decide agentRule) workspace.CreditOutcome {
+// writeAgent decides and writes one agent, with the entries that record the
+// change (workspace.AgentChange.AuditEntries), again on fresh figures after
+// each lost race.
+func (s *Store) writeAgent(ctx context.Context, by workspace.Actor, a workspace.Agent, st *standings, now time.Time, decide agentRule) workspace.CreditOutcome {
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
 		sd, err := st.standing(a, false)
@@ -177,7 +178,7 @@ func (s *Store) writeAgent(ctx context.Context, a workspace.Agent, st *standings
 			out.Err = err
 			return out
 		}
-		failed, err := s.transact(ctx, items)
+		failed, err := s.transactAudited(ctx, a.WorkspaceID, items, ch.AuditEntries(now, by, a, sd.AgentStanding)...)
 		if err == nil && len(failed) == 0 {
 			return out
 		}
@@ -251,7 +252,7 @@ func (s *Store) readAgentStandings(ctx context.Context, ws, teamScope string, id
 // (again after a lost race); and, when the team is left running under a
 // limit, one more BatchGetItem to settle usage that landed meanwhile (and a
 // write if that pauses it).
-func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error) {
+func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error) {
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 	}
@@ -279,7 +280,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 		}
 		d := workspace.DecideTeamLimit(ts.team.domain(), ts.TeamStanding, limit)
 		if !d.Write {
-			return s.settleTeamLimit(ctx, ws, teamID, st, d.Outcome)
+			return s.settleTeamLimit(ctx, by, ws, teamID, st, d.Outcome)
 		}
 		items, err := s.decisionTx([]write{{key: key(wsPK(ws), teamSK(teamID)),
 			upd:  expression.Set(expression.Name(attrMonthly), expression.Value(limit)),
@@ -287,6 +288,12 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 			teamStateWrite(ws, teamID, d.Outcome.Paused, ts.version, now)}, nil)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
+		}
+		target := workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID}
+		entries := []workspace.AuditEntry{workspace.NewAuditEntry(now, by, workspace.ActionTeamLimitChanged, target,
+			workspace.LimitChanges("monthlyCreditLimit", ts.Limit, limit))}
+		if e, ok := workspace.TeamPauseEntry(now, by, teamID, ts.Paused, d.Outcome.Paused); ok {
+			entries = append(entries, e)
 		}
 		// The change's limit events: the team's pause or resume, and the
 		// thresholds the new limit puts its usage past.
@@ -301,7 +308,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 			return workspace.TeamLimitOutcome{}, err
 		}
 		items = append(items, append(events, more...)...)
-		failed, err := s.transact(ctx, items)
+		failed, err := s.transactAudited(ctx, ws, items, entries...)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
 		}
@@ -313,7 +320,7 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 			if err != nil {
 				return workspace.TeamLimitOutcome{}, err
 			}
-			out, err := s.settleTeamLimit(ctx, ws, teamID, fresh, d.Outcome)
+			out, err := s.settleTeamLimit(ctx, by, ws, teamID, fresh, d.Outcome)
 			if workspace.IsBusy(err) {
 				// The limit stands; only the pause is unsettled (ErrBusy
 				// would claim nothing was applied).
@@ -332,8 +339,8 @@ func (s *Store) SetTeamLimit(ctx context.Context, ws, teamID string, limit *floa
 
 // settleTeamLimit pauses team teamID when the usage in st has reached its
 // limit while it runs, and reports out with the team's paused state after.
-func (s *Store) settleTeamLimit(ctx context.Context, ws, teamID string, st *standings, out workspace.TeamLimitOutcome) (workspace.TeamLimitOutcome, error) {
-	_, paused, err := s.settleTeam(ctx, ws, teamID, st)
+func (s *Store) settleTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID string, st *standings, out workspace.TeamLimitOutcome) (workspace.TeamLimitOutcome, error) {
+	_, paused, err := s.settleTeam(ctx, by, ws, teamID, st)
 	if err != nil {
 		return workspace.TeamLimitOutcome{}, err
 	}

@@ -44,7 +44,7 @@ func toOutboxItem(ev workspace.LimitEvent, now time.Time) outboxItem {
 	return outboxItem{
 		keys: keys{PK: outboxPK(ev.WorkspaceID, ev.ID), SK: skOutbox, Entity: typeOutbox, TTL: epoch(now.Add(workspace.OutboxKeep))},
 		ID:   ev.ID, WorkspaceID: ev.WorkspaceID, DetailType: ev.DetailType,
-		TargetType: ev.Target.Type, TargetID: ev.Target.ID, Reason: ev.Reason, Status: ev.Status,
+		TargetType: string(ev.Target.Type), TargetID: ev.Target.ID, Reason: ev.Reason, Status: ev.Status,
 		Credits: ev.Credits, Limit: ev.Limit, Threshold: ev.Threshold, Period: ev.Period, At: storedTime(ev.At),
 	}
 }
@@ -52,7 +52,7 @@ func toOutboxItem(ev workspace.LimitEvent, now time.Time) outboxItem {
 func (i outboxItem) domain() workspace.LimitEvent {
 	return workspace.LimitEvent{
 		ID: i.ID, WorkspaceID: i.WorkspaceID, DetailType: i.DetailType,
-		Target: workspace.EventTarget{Type: i.TargetType, ID: i.TargetID}, Reason: i.Reason, Status: i.Status,
+		Target: workspace.EventTarget{Type: workspace.TargetType(i.TargetType), ID: i.TargetID}, Reason: i.Reason, Status: i.Status,
 		Credits: i.Credits, Limit: i.Limit, Threshold: i.Threshold, Period: i.Period, At: loadedTime(i.At),
 	}
 }
@@ -98,7 +98,7 @@ func (s *Store) outboxPut(ev workspace.LimitEvent, now time.Time) (types.Transac
 func (s *Store) thresholdPuts(ws string, target workspace.EventTarget, c workspace.Crossing, now time.Time) (
 	[]types.TransactWriteItem, error) {
 	ev := workspace.ThresholdEvent(ws, target, c, now)
-	ev.ID = eventID(ws, target.Type, target.ID, "threshold", c.Limit, c.Period, fmt.Sprint(c.Percent))
+	ev.ID = eventID(ws, string(target.Type), target.ID, "threshold", c.Limit, c.Period, fmt.Sprint(c.Percent))
 	marker, err := s.putNew(thresholdItem{
 		keys:        keys{PK: thresholdPK(ws, target), SK: thresholdSK(c.Limit, c.Period, c.Percent), Entity: typeThreshold, TTL: epoch(now.Add(thresholdKeep))},
 		WorkspaceID: ws, EventID: ev.ID,
@@ -187,7 +187,7 @@ func (s *Store) stateEventPuts(ev workspace.LimitEvent, ok bool, version int64, 
 	if !ok {
 		return nil, nil
 	}
-	ev.ID = eventID(ev.WorkspaceID, ev.Target.Type, ev.Target.ID, "state", fmt.Sprint(version))
+	ev.ID = eventID(ev.WorkspaceID, string(ev.Target.Type), ev.Target.ID, "state", fmt.Sprint(version))
 	put, err := s.outboxPut(ev, now)
 	if err != nil {
 		return nil, err

@@ -96,7 +96,7 @@ func TestATornReadNeverStopsAnAgentOnUsageAResetCleared(t *testing.T) {
 	w := newCreditWorld(t, torn.Option())
 	w.use("a1", 9, noon) // daily limit 10
 	torn.Arm(1, a1UsagePK, a1Use, func() {
-		if out := w.store.ResetDailyUsage(ctx, "ws1", "", []string{"a1"}, noon)[0]; out.Err != nil {
+		if out := w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon)[0]; out.Err != nil {
 			t.Fatal(out.Err)
 		}
 	})
@@ -110,7 +110,7 @@ func TestATornReadNeverStopsAnAgentOnUsageAResetCleared(t *testing.T) {
 // setTeamLimit sets t1's limit and fails the test on an error.
 func (w *creditWorld) setTeamLimit(ctx context.Context, limit *float64) workspace.TeamLimitOutcome {
 	w.t.Helper()
-	out, err := w.store.SetTeamLimit(ctx, "ws1", "t1", limit, noon)
+	out, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", limit, noon)
 	if err != nil {
 		w.t.Fatalf("team limit %v: %v", limit, err)
 	}
@@ -125,12 +125,12 @@ func TestATornReadNeverUndoesAnotherAgentLimitChange(t *testing.T) {
 	torn := &dynamolocal.StaleRead{Raw: dynamolocal.NewClient(t, nil)}
 	w := newCreditWorld(t, torn.Option())
 	torn.Arm(0, "WS#ws1", "AGENT#a1", func() {
-		out := w.store.SetAgentLimits(ctx, "ws1", "", []string{"a1"}, workspace.LimitChange{Monthly: workspace.Value(300.0)}, noon)[0]
+		out := w.store.SetAgentLimits(ctx, testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Monthly: workspace.Value(300.0)}, noon)[0]
 		if out.Err != nil {
 			t.Fatal(out.Err)
 		}
 	})
-	out := w.store.SetAgentLimits(ctx, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(20.0)}, noon)[0]
+	out := w.store.SetAgentLimits(ctx, testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(20.0)}, noon)[0]
 	if out.Err != nil {
 		t.Fatal(out.Err)
 	}
@@ -160,7 +160,7 @@ func TestAZeroLimitStopsOnUsageOfAnotherDay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := w.store.ApplyUsage(ctx, []workspace.Usage{{
+	rep := w.store.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), []workspace.Usage{{
 		EventID: "late", WorkspaceID: "ws1", AgentID: "zero", Credits: 1, OccurredAt: noon.AddDate(0, 0, -1),
 	}}, noon)
 	if rep.Errs[0] != nil {
@@ -178,11 +178,11 @@ func TestATornReadNeverStopsAnAgentThroughALimitChangeOnClearedUsage(t *testing.
 	w := newCreditWorld(t, torn.Option())
 	w.use("a1", 9, noon)
 	torn.Arm(0, a1UsagePK, a1Use, func() {
-		if out := w.store.ResetDailyUsage(ctx, "ws1", "", []string{"a1"}, noon)[0]; out.Err != nil {
+		if out := w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon)[0]; out.Err != nil {
 			t.Fatal(out.Err)
 		}
 	})
-	out := w.store.SetAgentLimits(ctx, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(5.0)}, noon)[0]
+	out := w.store.SetAgentLimits(ctx, testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(5.0)}, noon)[0]
 	if out.Err != nil || out.Impact != nil {
 		t.Errorf("daily limit 5 after the reset: %+v; want no impact", out)
 	}
@@ -219,7 +219,7 @@ func TestUsageLandingWhileTheSchedulerResumesHoldsForTheNewPeriod(t *testing.T) 
 			w := newCreditWorld(t, gap.Option())
 			tc.hold(w)
 			gap.Before(func() { tc.landing(w) })
-			if _, err := w.store.ResumeDue(context.Background(), tc.next); err != nil {
+			if _, err := w.store.ResumeDue(context.Background(), workspace.SystemActor(workspace.SystemScheduler), tc.next); err != nil {
 				t.Fatal(err)
 			}
 			tc.check(w)
@@ -237,7 +237,7 @@ func TestABatchOfDecimalCreditsCountsExactly(t *testing.T) {
 	for i := range 10 {
 		batch = append(batch, workspace.Usage{EventID: fmt.Sprintf("tenth%d", i), WorkspaceID: "ws1", AgentID: "a1", Credits: 0.1, OccurredAt: noon})
 	}
-	rep := w.store.ApplyUsage(context.Background(), batch, noon)
+	rep := w.store.ApplyUsage(context.Background(), workspace.SystemActor(workspace.SystemIngest), batch, noon)
 	for i, err := range rep.Errs {
 		if err != nil {
 			t.Fatalf("event %d: %v", i, err)
@@ -266,7 +266,7 @@ func TestATeamLimitWrittenButUnsettledAsksForTheSameRequestAgain(t *testing.T) {
 		// After the change's transaction, every transaction loses.
 		gap.Before(func() { conflicts.Rate = 1 })
 	})
-	_, err := w.store.SetTeamLimit(ctx, "ws1", "t1", lim(50), noon)
+	_, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(50), noon)
 	if err != workspace.ErrTeamLimitUnsettled {
 		t.Fatalf("err = %v, want ErrTeamLimitUnsettled", err)
 	}
@@ -284,8 +284,8 @@ func TestATagWriteThatKeepsLosingReportsTheTagsKept(t *testing.T) {
 	losing := &dynamolocal.LosingUpdates{}
 	w := newCreditWorld(t, losing.Option())
 	losing.On.Store(true)
-	outs, err := w.store.SetTags(context.Background(), "ws1", workspace.TaggableAgent, "", []string{"a1"},
-		workspace.TagChange{Mode: workspace.TagModeAdd, Tags: []string{"new"}})
+	outs, err := w.store.SetTags(context.Background(), workspace.KeyActor(workspace.Caller{KeyID: "key_1", UserID: "u1"}, "req-1"), "ws1", workspace.TaggableAgent, "", []string{"a1"},
+		workspace.TagChange{Mode: workspace.TagModeAdd, Tags: []string{"new"}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 // waits for a few round trips in turn, not for one per partition. The
 // transitions come in the same order as one partition after another would
 // give them.
-func (s *Store) ResumeDue(ctx context.Context, now time.Time) ([]workspace.Transition, error) {
+func (s *Store) ResumeDue(ctx context.Context, by workspace.Actor, now time.Time) ([]workspace.Transition, error) {
 	type shard struct{ pk, reason string }
 	var shards []shard
 	for _, index := range []struct{ prefix, reason string }{
@@ -52,7 +52,7 @@ func (s *Store) ResumeDue(ctx context.Context, now time.Time) ([]workspace.Trans
 	resumes.SetLimit(batchConcurrency)
 	for i, sh := range shards {
 		queries.Go(func() error {
-			results[i], queryErrs[i] = s.resumeShard(ctx, sh.pk, sh.reason, now, &resumes)
+			results[i], queryErrs[i] = s.resumeShard(ctx, by, sh.pk, sh.reason, now, &resumes)
 			return nil
 		})
 	}
@@ -85,7 +85,7 @@ type resumePage struct {
 // for reason, whose period is over (workspace.HoldEnded), a page at a time,
 // and hands each entry's resume to resumes; the pages' results are filled
 // in once resumes has finished.
-func (s *Store) resumeShard(ctx context.Context, pk, reason string, now time.Time, resumes *errgroup.Group) ([]*resumePage, error) {
+func (s *Store) resumeShard(ctx context.Context, by workspace.Actor, pk, reason string, now time.Time, resumes *errgroup.Group) ([]*resumePage, error) {
 	in, err := s.keyQuery(IndexGSI2, expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
 		And(expression.Key(attrGSI2SK).LessThan(expression.Value(workspace.HoldPeriod(reason, now)))))
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *Store) resumeShard(ctx context.Context, pk, reason string, now time.Tim
 		pages = append(pages, rp)
 		for k, raw := range page.Items {
 			resumes.Go(func() error {
-				rp.transitions[k], rp.errs[k] = s.resumeOne(ctx, raw, reason, now)
+				rp.transitions[k], rp.errs[k] = s.resumeOne(ctx, by, raw, reason, now)
 				return nil
 			})
 		}
@@ -116,7 +116,7 @@ func (s *Store) resumeShard(ctx context.Context, pk, reason string, now time.Tim
 // workspace.ResumeTeam). The write is conditioned on the entity still being
 // held for the same period at the version read, so a second run, or a run
 // racing usage or a limit change, changes nothing more.
-func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time.Time) (*workspace.Transition, error) {
+func (s *Store) resumeOne(ctx context.Context, by workspace.Actor, raw item, reason string, now time.Time) (*workspace.Transition, error) {
 	var entity struct {
 		Entity      string `dynamodbav:"entity"`
 		GSI2PK      string `dynamodbav:"GSI2PK"`
@@ -134,7 +134,7 @@ func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time
 	heldFor := expression.Name(attrPeriod).Equal(expression.Value(entity.Period)).
 		And(expression.Name(attrGSI2PK).Equal(expression.Value(entity.GSI2PK)))
 	if entity.Entity == typeTeamState {
-		return s.resumeTeam(ctx, entity.WorkspaceID, entity.TeamID, heldFor, now)
+		return s.resumeTeam(ctx, by, entity.WorkspaceID, entity.TeamID, heldFor, now)
 	}
 	r := agentRef{ws: entity.WorkspaceID, agent: entity.AgentID}
 	st, err := s.readStandings(ctx, []agentRef{r}, now, readOpts{agents: true})
@@ -166,7 +166,8 @@ func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time
 			return nil, err
 		}
 	}
-	err = s.commit(ctx, []write{w}, agentPremises(a, sd.usage, ch.Premises, now), events)
+	err = s.commit(ctx, r.ws, []write{w}, agentPremises(a, sd.usage, ch.Premises, now), events,
+		workspace.AgentCreditEntries(now, by, r.agent, sd.Credit, after)...)
 	if !ch.To.IsRunning() || sd.Credit.Disabled {
 		// Held again, or disabled: nothing a reader sees was resumed.
 		_, err = resumed(err, workspace.Transition{})
@@ -177,7 +178,7 @@ func (s *Store) resumeOne(ctx context.Context, raw item, reason string, now time
 
 // resumeTeam settles team (ws, team), held by heldFor, anew for now's month
 // (workspace.ResumeTeam).
-func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor expression.ConditionBuilder, now time.Time) (*workspace.Transition, error) {
+func (s *Store) resumeTeam(ctx context.Context, by workspace.Actor, ws, team string, heldFor expression.ConditionBuilder, now time.Time) (*workspace.Transition, error) {
 	st, err := s.readTeamStanding(ctx, ws, team, now)
 	if err != nil {
 		return nil, err
@@ -195,7 +196,8 @@ func (s *Store) resumeTeam(ctx context.Context, ws, team string, heldFor express
 			return nil, err
 		}
 	}
-	err = s.commit(ctx, []write{w}, teamPremises(ws, team, ts.Limit, ch.Premises), events)
+	err = s.commit(ctx, ws, []write{w}, teamPremises(ws, team, ts.Limit, ch.Premises), events,
+		workspace.EntriesIf(workspace.TeamPauseEntry(now, by, team, true, ch.Paused))...)
 	if ch.Paused {
 		_, err = resumed(err, workspace.Transition{})
 		return nil, err

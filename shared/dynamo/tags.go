@@ -2,8 +2,8 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -17,11 +17,12 @@ import (
 // This file holds the batch writes of one attribute of many entities (tags
 // of members, agents and teams; agents' showTokenOptimisationInfo): one
 // implementation, parameterised by the kind of entity. A batch of N ids
-// costs ceil(N/100) BatchGetItem calls and one conditional UpdateItem per
-// entity it changes, at most batchConcurrency at once; an entity the write
-// leaves as it is is not written. An UpdateItem is conditioned on the value
-// read, so a write decided on a stale read fails; that entity alone is then
-// read again (one GetItem) and decided again.
+// costs ceil(N/100) BatchGetItem calls and one transaction per entity it
+// changes (its conditional Update and its audit entry's Put), at most
+// batchConcurrency at once; an entity the write leaves as it is is not
+// written and records no entry. The Update is conditioned on the value read,
+// so a write decided on a stale read fails; that entity alone is then read
+// again (one GetItem) and decided again.
 
 // entitySK returns the sort key of entity id of kind.
 func entitySK(kind workspace.Taggable, id string) string {
@@ -34,10 +35,19 @@ func entitySK(kind workspace.Taggable, id string) string {
 	return agentSK(id)
 }
 
-// entityWrite decides one entity's write: upd and the condition on the
-// value read (besides its existence), or changed false for none. err fails
-// that id alone.
-type entityWrite func(e taggedItem) (upd expression.UpdateBuilder, read expression.ConditionBuilder, changed bool, err error)
+// entityWrite decides one entity's write: upd, the condition on the value
+// read (besides its existence) and the changes its audit entry records, or
+// changed false for none. err fails that id alone.
+type entityWrite func(e taggedItem) (upd expression.UpdateBuilder, read expression.ConditionBuilder, changes workspace.Changes, changed bool, err error)
+
+// entityAudit is who writes a batch, when, and the action each changed
+// entity's entry records.
+type entityAudit struct {
+	by     workspace.Actor
+	now    time.Time
+	action workspace.AuditAction
+	target workspace.TargetType
+}
 
 // entityOutcome is one id's outcome: the entity as read (found false when
 // the caller cannot see it), whether it was written, and a per-id error.
@@ -52,7 +62,7 @@ type entityOutcome struct {
 // BatchGetItem calls and runs decide and its write for each found one, at
 // most batchConcurrency at once. decide is called again on a fresh read when a
 // write loses a race, so it must be pure.
-func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, decide entityWrite) []entityOutcome {
+func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, audit entityAudit, decide entityWrite) []entityOutcome {
 	outs := make([]entityOutcome, len(ids))
 	var keys []item
 	for _, id := range ids {
@@ -73,7 +83,7 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 		raw, ok := found[[2]string{wsPK(ws), entitySK(kind, id)}]
 		if ok && workspace.PlausibleID(id) {
 			g.Go(func() error {
-				outs[i] = s.writeEntity(ctx, ws, kind, scope, raw, decide)
+				outs[i] = s.writeEntity(ctx, ws, kind, scope, raw, audit, decide)
 				return nil
 			})
 		}
@@ -84,7 +94,7 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 
 // writeEntity decides and writes the entity read as raw, again on a fresh
 // read after each lost race.
-func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, raw item, decide entityWrite) entityOutcome {
+func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, raw item, audit entityAudit, decide entityWrite) entityOutcome {
 	k := key(wsPK(ws), itemKey(raw)[1])
 	for attempt := 0; ; attempt++ {
 		var e taggedItem
@@ -94,7 +104,7 @@ func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Tagga
 		if !kind.InScope(e.ID, e.TeamID, scope) {
 			return entityOutcome{}
 		}
-		upd, read, changed, err := decide(e)
+		upd, read, changes, changed, err := decide(e)
 		out := entityOutcome{entity: e, found: true, changed: changed, err: err}
 		if err != nil || !changed {
 			return out
@@ -103,21 +113,18 @@ func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Tagga
 		if kind == workspace.TaggableAgent && scope != "" {
 			cond = cond.And(expression.Name(attrTeamID).Equal(expression.Value(scope)))
 		}
-		e2, err := build(expression.NewBuilder().WithUpdate(upd).WithCondition(cond))
+		change, err := s.update(k, upd, &cond)
 		if err != nil {
 			out.err = err
 			return out
 		}
-		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(s.table), Key: k, UpdateExpression: e2.Update(), ConditionExpression: e2.Condition(),
-			ExpressionAttributeNames: e2.Names(), ExpressionAttributeValues: e2.Values(),
-		})
-		var lost *types.ConditionalCheckFailedException
+		entry := workspace.NewAuditEntry(audit.now, audit.by, audit.action, workspace.AuditTarget{Type: audit.target, ID: e.ID}, changes)
+		failed, err := s.transactAudited(ctx, ws, []types.TransactWriteItem{change}, entry)
 		switch {
-		case err == nil:
-			return out
-		case !errors.As(err, &lost):
+		case err != nil:
 			out.err = fmt.Errorf("update %s: %w", kind, err)
+			return out
+		case len(failed) == 0:
 			return out
 		case attempt >= maxReevaluations:
 			out.err = workspace.ErrBusy
@@ -152,7 +159,10 @@ func tagsAre(tags []string) expression.ConditionBuilder {
 // round trips as the file's comment says. For teams it first reads the
 // workspace (one GetItem) and returns workspace.ErrTeamSettingsOff when team
 // settings are off, before anything else.
-func (s *Store) SetTags(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, change workspace.TagChange) ([]workspace.TagOutcome, error) {
+//
+// Each changed entity's transaction records its entry (kind's tags_changed,
+// by, at now, the tags before and after).
+func (s *Store) SetTags(ctx context.Context, by workspace.Actor, ws string, kind workspace.Taggable, scope string, ids []string, change workspace.TagChange, now time.Time) ([]workspace.TagOutcome, error) {
 	if kind == workspace.TaggableTeam {
 		if err := s.requireTeamSettings(ctx, ws); err != nil {
 			return nil, err
@@ -163,10 +173,13 @@ func (s *Store) SetTags(ctx context.Context, ws string, kind workspace.Taggable,
 	for i, id := range ids {
 		idx[id] = i
 	}
-	outs := s.eachEntity(ctx, ws, kind, scope, ids, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, bool, error) {
+	action, target := kind.TagsAction()
+	audit := entityAudit{by: by, now: now, action: action, target: target}
+	outs := s.eachEntity(ctx, ws, kind, scope, ids, audit, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, workspace.Changes, bool, error) {
 		tags, changed, err := change.Apply(e.Tags)
 		next[idx[e.ID]] = tags
-		return expression.Set(expression.Name(attrTags), expression.Value(listOrEmpty(tags))), tagsAre(e.Tags), changed, err
+		changes := workspace.Changes{"tags": {From: listOrEmpty(e.Tags), To: listOrEmpty(tags)}}
+		return expression.Set(expression.Name(attrTags), expression.Value(listOrEmpty(tags))), tagsAre(e.Tags), changes, changed, err
 	})
 	res := make([]workspace.TagOutcome, len(ids))
 	for i, o := range outs {
@@ -187,11 +200,14 @@ func (s *Store) SetTags(ctx context.Context, ws string, kind workspace.Taggable,
 // SetCreditDetails shows or hides the per-message credit details in the
 // chats of each of ids, agents of ws (of team scope when it is not empty).
 // Display only: limits and running states are not touched. An agent already
-// showing show is not written; round trips as the file's comment says.
-func (s *Store) SetCreditDetails(ctx context.Context, ws, scope string, ids []string, show bool) []workspace.DisplayOutcome {
-	outs := s.eachEntity(ctx, ws, workspace.TaggableAgent, scope, ids, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, bool, error) {
+// showing show is not written; round trips as the file's comment says. Each
+// changed agent's transaction records its agent.credit_details_changed entry.
+func (s *Store) SetCreditDetails(ctx context.Context, by workspace.Actor, ws, scope string, ids []string, show bool, now time.Time) []workspace.DisplayOutcome {
+	audit := entityAudit{by: by, now: now, action: workspace.ActionAgentCreditDetails, target: workspace.TargetAgent}
+	outs := s.eachEntity(ctx, ws, workspace.TaggableAgent, scope, ids, audit, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, workspace.Changes, bool, error) {
+		changes := workspace.Changes{"showTokenOptimisationInfo": {From: e.Show, To: show}}
 		return expression.Set(expression.Name(attrShowInfo), expression.Value(show)),
-			expression.Name(attrEntity).Equal(expression.Value(typeAgent)), e.Show != show, nil
+			expression.Name(attrEntity).Equal(expression.Value(typeAgent)), changes, e.Show != show, nil
 	})
 	res := make([]workspace.DisplayOutcome, len(ids))
 	for i, o := range outs {

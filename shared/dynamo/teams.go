@@ -47,11 +47,12 @@ func (s *Store) ListTeams(ctx context.Context, ws string) ([]workspace.Team, err
 	return s.Teams(ctx, ws)
 }
 
-// CreateTeam stores the new team t with its name claim in one transaction
-// that also checks team settings: workspace.ErrTeamSettingsOff when they are
-// off, workspace.ErrDuplicateTeamName when another team holds the name
+// CreateTeam stores the new team t with its name claim and its team.created
+// entry (by, at now) in one transaction that also checks team settings:
+// workspace.ErrTeamSettingsOff when they are off,
+// workspace.ErrDuplicateTeamName when another team holds the name
 // (case-insensitively), whatever runs at the same time. No read.
-func (s *Store) CreateTeam(ctx context.Context, t workspace.Team) error {
+func (s *Store) CreateTeam(ctx context.Context, by workspace.Actor, t workspace.Team, now time.Time) error {
 	team, err := s.putNew(toTeamItem(t))
 	if err != nil {
 		return err
@@ -64,7 +65,9 @@ func (s *Store) CreateTeam(ctx context.Context, t workspace.Team) error {
 	if err != nil {
 		return err
 	}
-	failed, err := s.transact(ctx, []types.TransactWriteItem{on, team, claim})
+	entry := workspace.NewAuditEntry(now, by, workspace.ActionTeamCreated, workspace.AuditTarget{Type: workspace.TargetTeam, ID: t.ID},
+		workspace.Changes{"name": {From: nil, To: t.Name}})
+	failed, err := s.transactAudited(ctx, t.WorkspaceID, []types.TransactWriteItem{on, team, claim}, entry)
 	if err != nil {
 		return err
 	}
@@ -81,30 +84,19 @@ func (s *Store) CreateTeam(ctx context.Context, t workspace.Team) error {
 
 // RenameTeam renames team teamID of ws to name (trimmed already): one
 // BatchGetItem of the workspace and the team, then, unless the name is the
-// same, one transaction that moves the name claim, conditioned on the
-// team's name being the one read (read again after a lost race). Errors:
+// same, one transaction that moves the name claim and records the
+// team.renamed entry (by, at now), conditioned on the team's name being the
+// one read (read again after a lost race). Errors:
 // workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound,
 // workspace.ErrDuplicateTeamName.
-func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
+func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, name string, now time.Time) error {
 	if !workspace.PlausibleID(teamID) {
 		return workspace.ErrTeamNotFound
 	}
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
-		found, err := s.batchGet(ctx, []item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID))})
+		t, _, err := s.accessibleTeam(ctx, ws, teamID)
 		if err != nil {
-			return err
-		}
-		w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
-		if err != nil {
-			return err
-		}
-		t, ok, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
-		if err != nil {
-			return err
-		}
-		in := w.domain() // a workspace not found reads as one with team settings off
-		if err := workspace.TeamAccess(&in, ok); err != nil {
 			return err
 		}
 		if t.Name == name {
@@ -114,7 +106,9 @@ func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
 		if err != nil {
 			return err
 		}
-		failed, err := s.transact(ctx, items)
+		entry := workspace.NewAuditEntry(now, by, workspace.ActionTeamRenamed, workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID},
+			workspace.Changes{"name": {From: t.Name, To: name}})
+		failed, err := s.transactAudited(ctx, ws, items, entry)
 		if err != nil {
 			return err
 		}
@@ -130,6 +124,29 @@ func (s *Store) RenameTeam(ctx context.Context, ws, teamID, name string) error {
 		}
 		// The team was renamed meanwhile: read it again.
 	}
+}
+
+// accessibleTeam reads team teamID of ws, with the workspace and the items
+// at more, in one BatchGetItem, and returns the team and everything read, or
+// workspace.ErrTeamSettingsOff or ErrTeamNotFound (workspace.TeamAccess).
+func (s *Store) accessibleTeam(ctx context.Context, ws, teamID string, more ...item) (teamItem, map[[2]string]item, error) {
+	found, err := s.batchGet(ctx, append([]item{key(wsPK(ws), skMeta), key(wsPK(ws), teamSK(teamID))}, more...))
+	if err != nil {
+		return teamItem{}, nil, err
+	}
+	w, _, err := decodeAt[workspaceItem](found, wsPK(ws), skMeta)
+	if err != nil {
+		return teamItem{}, nil, err
+	}
+	t, ok, err := decodeAt[teamItem](found, wsPK(ws), teamSK(teamID))
+	if err != nil {
+		return teamItem{}, nil, err
+	}
+	in := w.domain() // a workspace not found reads as one with team settings off
+	if err := workspace.TeamAccess(&in, ok); err != nil {
+		return teamItem{}, nil, err
+	}
+	return t, found, nil
 }
 
 // renameItems is a rename's transaction: the team's name (conditioned on
@@ -233,75 +250,124 @@ func (s *Store) teamAgentIDs(ctx context.Context, ws, team string) ([]string, er
 	})
 }
 
-// PutTeamMember gives user userID the role role in team teamID of ws,
-// adding the membership or changing its role: one transaction of the
-// membership item and the member's teams map, with ConditionChecks of team
-// settings and of the team. Errors: workspace.ErrTeamSettingsOff,
-// workspace.ErrTeamNotFound, workspace.ErrMemberNotFound (no such member of
-// ws), in that order when several hold.
-func (s *Store) PutTeamMember(ctx context.Context, tm workspace.TeamMembership) error {
-	if !mapKeySafe(tm.TeamID) {
-		return workspace.ErrTeamNotFound
-	}
-	if err := workspace.CheckMembershipIDs(tm.TeamID, tm.UserID); err != nil {
-		return err
-	}
-	ws := tm.WorkspaceID
-	membership, err := marshal(toTeamMemberItem(tm))
-	if err != nil {
-		return err
-	}
-	member, err := s.update(key(wsPK(ws), memberSK(tm.UserID)),
-		expression.Set(expression.Name(attrTeams).AppendName(expression.Name(tm.TeamID)), expression.Value(string(tm.Role))),
-		ptr(expression.AttributeExists(expression.Name(attrTeams))))
-	if err != nil {
-		return err
-	}
-	return s.membershipTransaction(ctx, ws, tm.TeamID, member, types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table), Item: membership,
-	}})
+// PutTeamMember gives user tm.UserID the role tm.Role in team tm.TeamID of
+// its workspace, adding the membership or changing its role, and
+// DeleteTeamMember (role "") removes it: see setTeamMember.
+func (s *Store) PutTeamMember(ctx context.Context, by workspace.Actor, tm workspace.TeamMembership, now time.Time) error {
+	return s.setTeamMember(ctx, by, tm.WorkspaceID, tm.TeamID, tm.UserID, tm.Role, now)
 }
 
-// DeleteTeamMember removes user userID from team teamID of ws: one
-// transaction like PutTeamMember's. Removing a member of the workspace who
-// is not in the team changes nothing and is no error (a retried DELETE
-// succeeds); an unknown team or user is.
-func (s *Store) DeleteTeamMember(ctx context.Context, ws, teamID, userID string) error {
+// DeleteTeamMember removes user userID from team teamID of ws. Removing a
+// member of the workspace who is not in the team changes nothing and is no
+// error (a retried DELETE succeeds); an unknown team or user is.
+func (s *Store) DeleteTeamMember(ctx context.Context, by workspace.Actor, ws, teamID, userID string, now time.Time) error {
+	return s.setTeamMember(ctx, by, ws, teamID, userID, "", now)
+}
+
+// setTeamMember sets user's role in team of ws to role ("" removes the
+// membership): one BatchGetItem of the workspace, the team and the member,
+// then, unless the member's role in the team is role already, one
+// transaction of the membership item, the member's teams map (conditioned on
+// the role read) and the change's entry (team.member_set or
+// team.member_removed, by, at now, "members.<userId>" from and to the
+// role), with ConditionChecks of team settings and of the team; read again
+// after a lost race. Errors: workspace.ErrTeamSettingsOff,
+// workspace.ErrTeamNotFound, workspace.ErrMemberNotFound (no such member of
+// ws), in that order when several hold.
+func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, ws, teamID, userID string, role workspace.TeamRole, now time.Time) error {
 	if !mapKeySafe(teamID) {
 		return workspace.ErrTeamNotFound
 	}
 	if err := workspace.CheckMembershipIDs(teamID, userID); err != nil {
 		return err
 	}
-	member, err := s.update(key(wsPK(ws), memberSK(userID)),
-		expression.Remove(expression.Name(attrTeams).AppendName(expression.Name(teamID))),
-		ptr(expression.AttributeExists(expression.Name(attrTeams))))
-	if err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
+		_, found, err := s.accessibleTeam(ctx, ws, teamID, key(wsPK(ws), memberSK(userID)))
+		if err != nil {
+			return err
+		}
+		m, memberFound, err := decodeAt[memberItem](found, wsPK(ws), memberSK(userID))
+		if err != nil {
+			return err
+		}
+		if !memberFound {
+			return workspace.ErrMemberNotFound
+		}
+		from := workspace.TeamRole(m.Teams[teamID])
+		if from == role {
+			return nil // nothing changes, nothing is recorded
+		}
+		items, err := s.membershipItems(ws, teamID, userID, from, role)
+		if err != nil {
+			return err
+		}
+		action := workspace.ActionTeamMemberSet
+		if role == "" {
+			action = workspace.ActionTeamMemberRemoved
+		}
+		entry := workspace.NewAuditEntry(now, by, action, workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID},
+			workspace.Changes{"members." + userID: {From: roleValue(from), To: roleValue(role)}})
+		failed, err := s.transactAudited(ctx, ws, items, entry)
+		switch {
+		case err != nil:
+			return err
+		case len(failed) == 0:
+			return nil
+		case failed[0] < 2:
+			return []error{workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound}[failed[0]]
+		case attempt >= maxReevaluations:
+			return workspace.ErrBusy
+		}
+		// The member left, or their role in the team changed meanwhile: read again.
 	}
-	return s.membershipTransaction(ctx, ws, teamID, member, types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.table), Key: key(wsPK(ws), teamMemberSK(teamID, userID)),
-	}})
 }
 
-// membershipTransaction runs a membership change: checks of team settings
-// and the team, the member item's update (conditioned on the member) and the
-// membership item's write, and names the first condition that failed.
-func (s *Store) membershipTransaction(ctx context.Context, ws, teamID string, member, membership types.TransactWriteItem) error {
+// membershipItems is a membership change's transaction: checks of team
+// settings and the team, the member item's teams map (conditioned on the
+// member's role in the team being from, "" for none) and the membership
+// item's Put, or its Delete when role is "".
+func (s *Store) membershipItems(ws, teamID, userID string, from, role workspace.TeamRole) ([]types.TransactWriteItem, error) {
 	on, err := s.check(key(wsPK(ws), skMeta), teamSettingsOn())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	team, err := s.check(key(wsPK(ws), teamSK(teamID)), expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	failed, err := s.transact(ctx, []types.TransactWriteItem{on, team, member, membership})
-	if err != nil || len(failed) == 0 {
-		return err
+	inTeam := expression.Name(attrTeams).AppendName(expression.Name(teamID))
+	read := expression.AttributeExists(expression.Name(attrTeams)).And(expression.AttributeNotExists(inTeam))
+	if from != "" {
+		read = inTeam.Equal(expression.Value(string(from)))
 	}
-	return []error{workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound, workspace.ErrMemberNotFound,
-		errors.New("team membership write failed its condition")}[failed[0]]
+	upd := expression.Set(inTeam, expression.Value(string(role)))
+	if role == "" {
+		upd = expression.Remove(inTeam)
+	}
+	member, err := s.update(key(wsPK(ws), memberSK(userID)), upd, &read)
+	if err != nil {
+		return nil, err
+	}
+	membership := types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.table), Key: key(wsPK(ws), teamMemberSK(teamID, userID)),
+	}}
+	if role != "" {
+		it, err := marshal(toTeamMemberItem(workspace.TeamMembership{WorkspaceID: ws, TeamID: teamID, UserID: userID, Role: role}))
+		if err != nil {
+			return nil, err
+		}
+		membership = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: it}}
+	}
+	return []types.TransactWriteItem{on, team, member, membership}, nil
+}
+
+// roleValue is a team role as an entry holds it: null for no membership.
+func roleValue(r workspace.TeamRole) any {
+	if r == "" {
+		return nil
+	}
+	return string(r)
 }
 
 // domain returns the membership an item stores.

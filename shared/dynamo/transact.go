@@ -189,23 +189,25 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (
 	}
 }
 
-// commit runs a decision's writes (a conditional update of a state item)
-// with checks of the premises it was taken on (the limits, the usage), and
-// the further items of its change (its limit events' outbox items and
-// threshold markers, each new), as one transaction (so conflicts are retried
-// like every transaction's), and returns errStale when a condition failed:
-// the decision must be taken again on fresh figures.
+// commit runs a decision's writes (a conditional update of a state item of
+// workspace ws) with checks of the premises it was taken on (the limits, the
+// usage), the further items of its change (its limit events' outbox items
+// and threshold markers, each new), and the Puts of the audit entries that
+// record it (last, so a failed condition's index still names the item it
+// failed on), as one transaction (so conflicts are retried like every
+// transaction's), and returns errStale when a condition failed: the
+// decision must be taken again on fresh figures.
 //
 // The checks are needed because a BatchGetItem is not a snapshot: it may
 // return a limit from before a limit change's transaction and the state from
 // after it, and the state's version alone would then let a decision taken on
 // the old limit through.
-func (s *Store) commit(ctx context.Context, writes []write, premises []premise, more []types.TransactWriteItem) error {
+func (s *Store) commit(ctx context.Context, ws string, writes []write, premises []premise, more []types.TransactWriteItem, entries ...workspace.AuditEntry) error {
 	items, err := s.decisionTx(writes, premises)
 	if err != nil {
 		return err
 	}
-	failed, err := s.transact(ctx, append(items, more...))
+	failed, err := s.transactAudited(ctx, ws, append(items, more...), entries...)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ type UsageReport struct {
 // Round trips for a batch that crosses no limit: one BatchGetItem (the
 // agents), one TransactWriteItems per 100 items, one BatchGetItem per 100
 // keys of standings.
-func (s *Store) ApplyUsage(ctx context.Context, events []workspace.Usage, now time.Time) UsageReport {
+func (s *Store) ApplyUsage(ctx context.Context, by workspace.Actor, events []workspace.Usage, now time.Time) UsageReport {
 	rep := UsageReport{Errs: make([]error, len(events))}
 	agents, err := s.usageAgents(ctx, events)
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *Store) ApplyUsage(ctx context.Context, events []workspace.Usage, now ti
 			}
 		}
 	}
-	s.settleUsage(ctx, events, agents, now, &rep)
+	s.settleUsage(ctx, by, events, agents, now, &rep)
 	for i, j := range repeats {
 		rep.Errs[i] = rep.Errs[j]
 	}
@@ -231,7 +231,7 @@ func shardOf(eventID string) int {
 // read for the batch) and settles each agent and team. A failure to settle
 // fails the agent's events, so the queue delivers them again: a redelivered
 // event adds nothing but is settled again.
-func (s *Store) settleUsage(ctx context.Context, events []workspace.Usage, agents map[agentRef]workspace.Agent, now time.Time, rep *UsageReport) {
+func (s *Store) settleUsage(ctx context.Context, by workspace.Actor, events []workspace.Usage, agents map[agentRef]workspace.Agent, now time.Time, rep *UsageReport) {
 	var refs []agentRef
 	seen := map[agentRef]bool{}
 	for i, e := range events {
@@ -265,7 +265,7 @@ func (s *Store) settleUsage(ctx context.Context, events []workspace.Usage, agent
 		a, found, err := st.agent(r)
 		if err == nil && found {
 			var tr *workspace.Transition
-			if tr, err = s.settleAgent(ctx, a, st); tr != nil {
+			if tr, err = s.settleAgent(ctx, by, a, st); tr != nil {
 				rep.Transitions = append(rep.Transitions, *tr)
 			}
 		}
@@ -274,7 +274,7 @@ func (s *Store) settleUsage(ctx context.Context, events []workspace.Usage, agent
 		}
 		if t := [2]string{r.ws, r.team}; r.team != "" && !teamsDone[t] {
 			teamsDone[t] = true
-			tr, _, err := s.settleTeam(ctx, r.ws, r.team, st)
+			tr, _, err := s.settleTeam(ctx, by, r.ws, r.team, st)
 			if tr != nil {
 				rep.Transitions = append(rep.Transitions, *tr)
 			}

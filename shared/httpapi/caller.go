@@ -50,3 +50,13 @@ func WorkspaceCaller(r *http.Request, scope workspace.Scope) (workspace.Caller, 
 	}
 	return c, nil
 }
+
+// Actor is who a change that r makes is recorded as in the audit log: c's
+// key and user, and the gateway's id of r ("" outside the gateway).
+func Actor(r *http.Request, c workspace.Caller) workspace.Actor {
+	var requestID string
+	if rc, ok := gatewayContext(r); ok {
+		requestID = rc.RequestID
+	}
+	return workspace.KeyActor(c, requestID)
+}

@@ -30,7 +30,7 @@ type Store interface {
 	// ApplyUsage applies validated credits.used events, each exactly once,
 	// and reports one error per event (nil: applied, now or by an earlier
 	// delivery) and the running states it changed.
-	ApplyUsage(ctx context.Context, events []workspace.Usage, now time.Time) dynamo.UsageReport
+	ApplyUsage(ctx context.Context, by workspace.Actor, events []workspace.Usage, now time.Time) dynamo.UsageReport
 }
 
 // AgentData stores what an agent produces besides usage: chats, diary entries
@@ -131,7 +131,7 @@ func (in *ingester) apply(ctx context.Context, bodies [][]byte) ([]Head, []error
 		usageAt = append(usageAt, i)
 	}
 	if len(usage) > 0 {
-		rep := in.store.ApplyUsage(ctx, usage, now)
+		rep := in.store.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), usage, now)
 		for k, i := range usageAt {
 			if k < len(rep.Errs) {
 				errs[i] = rep.Errs[k]

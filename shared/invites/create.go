@@ -69,7 +69,8 @@ func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspa
 			return fmt.Errorf("new invitation id: %w", err)
 		}
 		inv := workspace.NewInvitation(id, req, setup.Workspace, setup.Inviter, now, retention)
-		if err := store.CreateInvitation(ctx, inv, setup.Claim, setup.Workspace.Seats, now); err != nil {
+		by := httpapi.Actor(r, caller)
+		if err := store.CreateInvitation(ctx, by, inv, setup.Claim, setup.Workspace.Seats, now); err != nil {
 			return err
 		}
 		// Exactly one e-mail per created invitation: a retry of the same
@@ -77,7 +78,7 @@ func createInvite(store Store, mailer Mailer, clock workspace.Clock, ids workspa
 		if err := sendWithin(ctx, mailer, invitationEmail(inv, acceptURL)); err != nil {
 			slog.ErrorContext(ctx, "invitation e-mail failed; withdrawing the invitation",
 				"workspaceId", inv.WorkspaceID, "inviteId", inv.ID, "error", err)
-			return withdraw(ctx, store, inv)
+			return withdraw(ctx, store, by, inv, clock.Now())
 		}
 		httpapi.JSON(w, http.StatusCreated, NewResource(inv, now))
 		return nil
@@ -116,10 +117,10 @@ func sendWithin(ctx context.Context, mailer Mailer, m mail.Message) error {
 // request's (whose deadline may have passed), and returns the error that tells
 // the client what happened: nothing was created, or the invitation exists and
 // must be revoked before the address can be invited again.
-func withdraw(ctx context.Context, store Store, inv workspace.Invitation) error {
+func withdraw(ctx context.Context, store Store, by workspace.Actor, inv workspace.Invitation, now time.Time) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawReserve)
 	defer cancel()
-	err := store.DeleteInvitations(wctx, []workspace.Invitation{inv})[0]
+	err := store.DeleteInvitations(wctx, by, []workspace.Invitation{inv}, now)[0]
 	if err == nil || workspace.IsNotFound(err) { // gone either way
 		return workspace.Unavailable("the invitation e-mail could not be sent, so no invitation was created; try again")
 	}

@@ -15,7 +15,7 @@ var revoked = map[string]string{"status": "revoked"}
 // caller's workspace fails alone with "invitation not found". It reads the ids
 // with one BatchGetItem and deletes them in transactions of many invitations,
 // each freeing its seats with one write to the workspace item.
-func revokeInvites(store Store) httpapi.HandlerFunc {
+func revokeInvites(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeInvite)
 		if err != nil {
@@ -42,7 +42,7 @@ func revokeInvites(store Store) httpapi.HandlerFunc {
 			}
 		}
 		deleted := make(map[string]error, len(invs)) // by invitation id
-		for k, err := range store.DeleteInvitations(r.Context(), invs) {
+		for k, err := range store.DeleteInvitations(r.Context(), httpapi.Actor(r, caller), invs, clock.Now()) {
 			deleted[invs[k].ID] = err
 		}
 		httpapi.WriteOutcomes(w, r, ids, func(id string) httpapi.Outcome {

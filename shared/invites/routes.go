@@ -17,11 +17,11 @@ import (
 type Store interface {
 	InviteSetup(ctx context.Context, ws, inviterID, email string) (dynamo.InviteSetup, error)
 	ExistingTeams(ctx context.Context, ws string, ids []string) (map[string]bool, error)
-	CreateInvitation(ctx context.Context, inv workspace.Invitation, prior workspace.EmailClaim, seats int, now time.Time) error
+	CreateInvitation(ctx context.Context, by workspace.Actor, inv workspace.Invitation, prior workspace.EmailClaim, seats int, now time.Time) error
 	Invitations(ctx context.Context, ws, after string) ([]workspace.Invitation, error)
 	InvitationPage(ctx context.Context, ws, after string, limit int) ([]workspace.Invitation, bool, error)
 	InvitationsByID(ctx context.Context, ws string, ids []string) (map[string]workspace.Invitation, error)
-	DeleteInvitations(ctx context.Context, invs []workspace.Invitation) []error
+	DeleteInvitations(ctx context.Context, by workspace.Actor, invs []workspace.Invitation, now time.Time) []error
 }
 
 // Mailer sends e-mail: SES v2 in AWS, a recorder locally.
@@ -53,7 +53,7 @@ func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
 	mux.Handle("POST /workspaceapi/invites", createInvite(d.Store, d.Mailer, d.Clock, d.IDs, d.AcceptURL, retention))
 	mux.Handle("GET /workspaceapi/invites", listInvites(d.Store, d.Clock))
-	mux.Handle("DELETE /workspaceapi/invites", revokeInvites(d.Store))
+	mux.Handle("DELETE /workspaceapi/invites", revokeInvites(d.Store, d.Clock))
 	return mux
 }
 

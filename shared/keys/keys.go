@@ -82,7 +82,7 @@ func createKey(store Store, clock workspace.Clock, ids workspace.IDGenerator) ht
 		}
 		now := clock.Now()
 		k := workspace.NewAPIKey(id, workspace.HashKey(plaintext), spec, caller, now)
-		if err := store.CreateAPIKey(r.Context(), k, now); err != nil {
+		if err := store.CreateAPIKey(r.Context(), httpapi.Actor(r, caller), k, now); err != nil {
 			return err
 		}
 		httpapi.CreatedKey(w, NewResource(k), plaintext)
@@ -93,7 +93,7 @@ func createKey(store Store, clock workspace.Clock, ids workspace.IDGenerator) ht
 // updateKey handles PATCH /workspaceapi/keys/{keyId}: renames, disables or
 // enables the key and answers it. The caller (403), the body (400), the id
 // (404 without reading), then the key (404).
-func updateKey(store Store) httpapi.HandlerFunc {
+func updateKey(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := manager(r, workspace.ScopeWrite)
 		if err != nil {
@@ -111,7 +111,7 @@ func updateKey(store Store) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		k, err := store.UpdateAPIKey(r.Context(), caller.WorkspaceID, id, ch)
+		k, err := store.UpdateAPIKey(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, id, ch, clock.Now())
 		if err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func updateKey(store Store) httpapi.HandlerFunc {
 // 204, and stops working (docs/api-keys.md). A key already revoked, or
 // unknown, is 404. It reads no body, but one that is sent follows the rules
 // of every body.
-func revokeKey(store Store) httpapi.HandlerFunc {
+func revokeKey(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := manager(r, workspace.ScopeWrite)
 		if err != nil {
@@ -137,7 +137,7 @@ func revokeKey(store Store) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := store.RevokeAPIKey(r.Context(), caller.WorkspaceID, id); err != nil {
+		if err := store.RevokeAPIKey(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, id, clock.Now()); err != nil {
 			return err
 		}
 		httpapi.NoContent(w)

@@ -17,9 +17,9 @@ import (
 // Store is the storage the group uses.
 type Store interface {
 	APIKeys(ctx context.Context, ws string) ([]workspace.APIKey, error)
-	CreateAPIKey(ctx context.Context, k workspace.APIKey, now time.Time) error
-	UpdateAPIKey(ctx context.Context, ws, keyID string, ch workspace.KeyChange) (workspace.APIKey, error)
-	RevokeAPIKey(ctx context.Context, ws, keyID string) error
+	CreateAPIKey(ctx context.Context, by workspace.Actor, k workspace.APIKey, now time.Time) error
+	UpdateAPIKey(ctx context.Context, by workspace.Actor, ws, keyID string, ch workspace.KeyChange, now time.Time) (workspace.APIKey, error)
+	RevokeAPIKey(ctx context.Context, by workspace.Actor, ws, keyID string, now time.Time) error
 }
 
 // Deps are the group's dependencies.
@@ -41,8 +41,8 @@ func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
 	mux.Handle("GET /workspaceapi/keys", listKeys(d.Store))
 	mux.Handle("POST /workspaceapi/keys", createKey(d.Store, d.Clock, d.IDs))
-	mux.Handle(CredentialRoutes[0], updateKey(d.Store))
-	mux.Handle(CredentialRoutes[1], revokeKey(d.Store))
+	mux.Handle(CredentialRoutes[0], updateKey(d.Store, d.Clock))
+	mux.Handle(CredentialRoutes[1], revokeKey(d.Store, d.Clock))
 	return mux
 }
 

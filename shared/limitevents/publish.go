@@ -136,7 +136,7 @@ type Target struct {
 // DetailOf is ev's wire form.
 func DetailOf(ev workspace.LimitEvent) Detail {
 	return Detail{
-		EventID: ev.ID, WorkspaceID: ev.WorkspaceID, Target: Target{Type: ev.Target.Type, ID: ev.Target.ID},
+		EventID: ev.ID, WorkspaceID: ev.WorkspaceID, Target: Target{Type: string(ev.Target.Type), ID: ev.Target.ID},
 		Reason: ev.Reason, Status: ev.Status, Credits: ev.Credits, Limit: ev.Limit,
 		Threshold: ev.Threshold, Period: ev.Period, At: workspace.FormatTime(ev.At),
 	}

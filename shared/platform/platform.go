@@ -45,7 +45,8 @@ func Load() (Env, error) {
 	clock := workspace.SystemClock{}
 	return Env{
 		Config: cfg, AWS: awsCfg,
-		Store: dynamo.New(dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint), cfg.TableName),
+		Store: dynamo.New(dynamo.ClientFromConfig(awsCfg, cfg.DynamoDBEndpoint), cfg.TableName).
+			WithAuditRetention(cfg.AuditRetention),
 		Clock: clock, IDs: workspace.SortableIDs{Clock: clock},
 	}, nil
 }

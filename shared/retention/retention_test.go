@@ -117,7 +117,7 @@ func TestTheTTLRemovesAnInvitationAfterRetentionAndItsSeatIsFreedOnce(t *testing
 		want    int
 	}{
 		{"a removal by a user is not the TTL's", []map[string]any{ttlRemoval("1", "ws_r", inv.ID, true, false)}, 2},
-		{"a removed invitation that held no seat", []map[string]any{ttlRemoval("2", "ws_r", inv.ID, false, true)}, 2},
+		{"a removed invitation that held no seat", []map[string]any{ttlRemoval("2", "ws_r", "inv_seatless", false, true)}, 2},
 		{"the TTL removed a seat holder: its seat is freed", []map[string]any{ttlRemoval("3", "ws_r", inv.ID, true, true)}, 1},
 		{"the same record again frees nothing more", []map[string]any{ttlRemoval("3", "ws_r", inv.ID, true, true)}, 1},
 	}

@@ -20,7 +20,7 @@ import (
 type Store interface {
 	// ResumeDue resumes everything a new UTC day or month has freed by now
 	// and returns the transitions it made (even when it also fails).
-	ResumeDue(ctx context.Context, now time.Time) ([]workspace.Transition, error)
+	ResumeDue(ctx context.Context, by workspace.Actor, now time.Time) ([]workspace.Transition, error)
 }
 
 // Result is what a run did, as the function's JSON result: what
@@ -48,7 +48,7 @@ func New(store Store, clock workspace.Clock) Handler {
 			now = clock.Now().UTC()
 			slog.WarnContext(ctx, "the scheduled event has no time; resuming as of the clock's now", "now", workspace.FormatTime(now))
 		}
-		trs, err := store.ResumeDue(ctx, now)
+		trs, err := store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), now)
 		res := Result{Now: workspace.FormatTime(now)}
 		for _, tr := range trs {
 			if tr.AgentID == "" {

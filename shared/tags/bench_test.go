@@ -82,7 +82,7 @@ func BenchmarkScale(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			res := env.Do(b, http.MethodPost, agentTags, keyAdmin, fmt.Sprintf(body, []string{"even", "odd"}[i%2]))
 			if res.Status != http.StatusOK || res.FunctionTrips != 101 {
-				b.Fatalf("status %d after %d round trips, want 200 after 1 BatchGetItem and 100 UpdateItem", res.Status, res.FunctionTrips)
+				b.Fatalf("status %d after %d round trips, want 200 after 1 BatchGetItem and 100 TransactWriteItems", res.Status, res.FunctionTrips)
 			}
 		}
 	})

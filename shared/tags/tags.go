@@ -26,7 +26,7 @@ type appliedTags struct {
 // checked before anything is read. Member tags are workspace-wide (a
 // team-scoped key gets 403); a team-scoped key reaches only its team's
 // agents and its team. Team tags answer 400 while team settings are off.
-func setTags(store Store, kind workspace.Taggable) httpapi.HandlerFunc {
+func setTags(store Store, clock workspace.Clock, kind workspace.Taggable) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err == nil && kind == workspace.TaggableMember {
@@ -61,7 +61,7 @@ func setTags(store Store, kind workspace.Taggable) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		outs, err := store.SetTags(r.Context(), caller.WorkspaceID, kind, caller.TeamID, ids, change)
+		outs, err := store.SetTags(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, kind, caller.TeamID, ids, change, clock.Now())
 		if err != nil {
 			return err
 		}

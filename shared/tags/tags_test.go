@@ -48,8 +48,8 @@ func TestTagWritesOnEveryKind(t *testing.T) {
 			if want := fmt.Sprintf(`{"tags":%s}`, show(r.Tags)); string(r.Applied) != want {
 				t.Errorf("applied %s, want %s", r.Applied, want)
 			}
-			if wantWrites := map[bool]int{true: 0, false: 1}[*r.Unchanged]; countOps(env.FunctionTrips.Ops(), "UpdateItem") != wantWrites {
-				t.Errorf("ops %v, want %d UpdateItem", env.FunctionTrips.Ops(), wantWrites)
+			if wantWrites := map[bool]int{true: 0, false: 1}[*r.Unchanged]; countOps(env.FunctionTrips.Ops(), "TransactWriteItems") != wantWrites {
+				t.Errorf("ops %v, want %d TransactWriteItems (the update and its audit entry)", env.FunctionTrips.Ops(), wantWrites)
 			}
 		})
 	}
@@ -123,8 +123,8 @@ func TestAnAddPastFiftyTagsFailsForThatIDAlone(t *testing.T) {
 	if !other.Success || !slices.Equal(other.Tags, []string{"one-more"}) {
 		t.Errorf("ag_b: %+v, want it tagged regardless", other)
 	}
-	if countOps(env.FunctionTrips.Ops(), "UpdateItem") != 1 {
-		t.Errorf("ops %v, want one UpdateItem (ag_b's)", env.FunctionTrips.Ops())
+	if countOps(env.FunctionTrips.Ops(), "TransactWriteItems") != 1 {
+		t.Errorf("ops %v, want one TransactWriteItems (ag_b's)", env.FunctionTrips.Ops())
 	}
 }
 
@@ -213,9 +213,9 @@ func TestTagBatchDynamoDBBudget(t *testing.T) {
 		t.Errorf("summary %+v, want 100 succeeded, 40 unchanged", s)
 	}
 	ops := env.FunctionTrips.Ops()
-	if countOps(ops, "BatchGetItem") != 1 || countOps(ops, "UpdateItem") != 60 || len(ops) != 61 {
-		t.Errorf("a batch of 100 ids changing 60: %d round trips (%d BatchGetItem, %d UpdateItem), want 1 BatchGetItem and 60 UpdateItem",
-			len(ops), countOps(ops, "BatchGetItem"), countOps(ops, "UpdateItem"))
+	if countOps(ops, "BatchGetItem") != 1 || countOps(ops, "TransactWriteItems") != 60 || len(ops) != 61 {
+		t.Errorf("a batch of 100 ids changing 60: %d round trips (%d BatchGetItem, %d TransactWriteItems), want 1 BatchGetItem and 60 TransactWriteItems (an update and its audit entry each)",
+			len(ops), countOps(ops, "BatchGetItem"), countOps(ops, "TransactWriteItems"))
 	}
 	env.Do(t, http.MethodPost, agentTags, keyAdmin, `{"ids": [`+ids("ag_x", 100)+`], "tags": ["done"]}`)
 	if ops := env.FunctionTrips.Ops(); len(ops) != 1 || ops[0] != "BatchGetItem" {

@@ -8,5 +8,5 @@ import (
 // Wire is the function's one wiring: its main and the local stack both
 // build its handler here, from what every function is built from.
 func Wire(env platform.Env) httpapi.ProxyHandler {
-	return Function(Deps{Store: env.Store, Idempotency: httpapi.Idempotency{Store: env.Store, Clock: env.Clock}})
+	return Function(Deps{Store: env.Store, Clock: env.Clock, Idempotency: httpapi.Idempotency{Store: env.Store, Clock: env.Clock}})
 }

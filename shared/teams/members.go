@@ -27,7 +27,7 @@ func visibleUser(r *http.Request) (string, error) {
 // and answers the membership. The body is checked (400), then the ids (404
 // without reading), then the role (403, mayChange); then an unknown team or
 // user is 404.
-func putMember(store Store) httpapi.HandlerFunc {
+func putMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
@@ -52,7 +52,7 @@ func putMember(store Store) httpapi.HandlerFunc {
 			return err
 		}
 		tm := workspace.TeamMembership{WorkspaceID: caller.WorkspaceID, TeamID: team, UserID: user, Role: workspace.TeamRole(*req.Role)}
-		if err := store.PutTeamMember(r.Context(), tm); err != nil {
+		if err := store.PutTeamMember(r.Context(), httpapi.Actor(r, caller), tm, clock.Now()); err != nil {
 			return err
 		}
 		httpapi.JSON(w, http.StatusOK, Membership{TeamID: team, UserID: user, Role: string(tm.Role)})
@@ -65,7 +65,7 @@ func putMember(store Store) httpapi.HandlerFunc {
 // the team is 204 too (a retried DELETE succeeds); an unknown team or user
 // is 404. It reads no body, but one that is sent follows the rules of every
 // body. The order of checks is putMember's.
-func deleteMember(store Store) httpapi.HandlerFunc {
+func deleteMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)
 		if err != nil {
@@ -85,7 +85,7 @@ func deleteMember(store Store) httpapi.HandlerFunc {
 		if err := mayChange(r.Context(), store, caller, team); err != nil {
 			return err
 		}
-		if err := store.DeleteTeamMember(r.Context(), caller.WorkspaceID, team, user); err != nil {
+		if err := store.DeleteTeamMember(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, team, user, clock.Now()); err != nil {
 			return err
 		}
 		httpapi.NoContent(w)

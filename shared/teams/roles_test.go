@@ -102,10 +102,10 @@ func TestWhoMayCreateRenameAndChangeTheMembersOfATeam(t *testing.T) {
 
 		// Members.
 		{"the team's admin adds a member", "PUT", "/workspaceapi/teams/team_growth/members/u_loner", rolesCreator, `{"role": "member"}`, 200,
-			[]string{"GetItem", "TransactWriteItems"}},
+			[]string{"GetItem", "BatchGetItem", "TransactWriteItems"}},
 		{"the team's admin changes a role", "PUT", "/workspaceapi/teams/team_growth/members/u_loner", rolesCreator, `{"role": "guest"}`, 200, nil},
 		{"the team's admin removes a member", "DELETE", "/workspaceapi/teams/team_growth/members/u_loner", rolesCreator, "", 204,
-			[]string{"GetItem", "TransactWriteItems"}},
+			[]string{"GetItem", "BatchGetItem", "TransactWriteItems"}},
 		{"the team's admin names an unknown user", "PUT", "/workspaceapi/teams/team_growth/members/u_nope", rolesCreator, `{"role": "member"}`, 404, nil},
 		{"the team's admin sends an invalid role: 400 first", "PUT", "/workspaceapi/teams/team_growth/members/u_loner", rolesCreator, `{"role": "owner"}`, 400, []string{}},
 		{"the team's admin, team-scoped, adds a member", "PUT", "/workspaceapi/teams/team_growth/members/u_admin", rolesCreatorTeam, `{"role": "guest"}`, 200, nil},
@@ -119,9 +119,9 @@ func TestWhoMayCreateRenameAndChangeTheMembersOfATeam(t *testing.T) {
 		{"a team guest adds a member", "PUT", "/workspaceapi/teams/team_growth/members/u_loner", rolesGuest, `{"role": "member"}`, 403, nil},
 		{"a member in no team joins a team", "PUT", "/workspaceapi/teams/team_growth/members/u_loner", rolesLoner, `{"role": "admin"}`, 403, nil},
 		{"an admin adds a member to any team", "PUT", "/workspaceapi/teams/team_support/members/u_member", rolesAdmin, `{"role": "member"}`, 200,
-			[]string{"TransactWriteItems"}},
+			[]string{"BatchGetItem", "TransactWriteItems"}},
 		{"an admin removes a member from any team", "DELETE", "/workspaceapi/teams/team_support/members/u_member", rolesAdmin, "", 204,
-			[]string{"TransactWriteItems"}},
+			[]string{"BatchGetItem", "TransactWriteItems"}},
 
 		// Reads follow the scopes alone.
 		{"a Creator's read-only key lists the teams", "GET", "/workspaceapi/teams", rolesCreatorRead, "", 200, []string{"GetItem", "Query"}},

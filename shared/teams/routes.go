@@ -17,11 +17,11 @@ import (
 // Store is the storage the group uses.
 type Store interface {
 	ListTeams(ctx context.Context, ws string) ([]workspace.Team, error)
-	CreateTeam(ctx context.Context, t workspace.Team) error
-	RenameTeam(ctx context.Context, ws, teamID, name string) error
+	CreateTeam(ctx context.Context, by workspace.Actor, t workspace.Team, now time.Time) error
+	RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, name string, now time.Time) error
 	TeamDetail(ctx context.Context, ws, teamID string, now time.Time) (workspace.TeamDetail, error)
-	PutTeamMember(ctx context.Context, tm workspace.TeamMembership) error
-	DeleteTeamMember(ctx context.Context, ws, teamID, userID string) error
+	PutTeamMember(ctx context.Context, by workspace.Actor, tm workspace.TeamMembership, now time.Time) error
+	DeleteTeamMember(ctx context.Context, by workspace.Actor, ws, teamID, userID string, now time.Time) error
 	// Member reads a key owner's member item, for their role in a team
 	// (workspace.CanChangeTeam); only for callers who are not workspace admins.
 	Member(ctx context.Context, ws, userID string) (workspace.Member, error)
@@ -43,8 +43,8 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("POST /workspaceapi/teams", createTeam(d.Store, d.Clock, d.IDs))
 	mux.Handle("GET /workspaceapi/teams/{teamId}", getTeam(d.Store, d.Clock))
 	mux.Handle("PATCH /workspaceapi/teams/{teamId}", renameTeam(d.Store, d.Clock))
-	mux.Handle("PUT /workspaceapi/teams/{teamId}/members/{userId}", putMember(d.Store))
-	mux.Handle("DELETE /workspaceapi/teams/{teamId}/members/{userId}", deleteMember(d.Store))
+	mux.Handle("PUT /workspaceapi/teams/{teamId}/members/{userId}", putMember(d.Store, d.Clock))
+	mux.Handle("DELETE /workspaceapi/teams/{teamId}/members/{userId}", deleteMember(d.Store, d.Clock))
 	return mux
 }
 

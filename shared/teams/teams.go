@@ -105,7 +105,7 @@ func createTeam(store Store, clock workspace.Clock, ids workspace.IDGenerator) h
 			return err
 		}
 		t := workspace.Team{ID: id, WorkspaceID: caller.WorkspaceID, Name: name, Tags: []string{}, CreatedAt: clock.Now()}
-		if err := store.CreateTeam(r.Context(), t); err != nil {
+		if err := store.CreateTeam(r.Context(), httpapi.Actor(r, caller), t, t.CreatedAt); err != nil {
 			return err
 		}
 		httpapi.JSON(w, http.StatusCreated, NewResource(workspace.TeamDetail{Team: t}))
@@ -161,7 +161,7 @@ func renameTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err := mayChange(r.Context(), store, caller, id); err != nil {
 			return err
 		}
-		if err := store.RenameTeam(r.Context(), caller.WorkspaceID, id, name); err != nil {
+		if err := store.RenameTeam(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, id, name, clock.Now()); err != nil {
 			return err
 		}
 		d, err := store.TeamDetail(r.Context(), caller.WorkspaceID, id, clock.Now())

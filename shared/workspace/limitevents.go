@@ -31,15 +31,9 @@ var EventDetailTypes = []string{
 	EventAgentDisabled, EventAgentEnabled, EventThresholdReached,
 }
 
-// Targets of limit events.
-const (
-	TargetAgent = "agent"
-	TargetTeam  = "team"
-)
-
 // EventTarget is what a limit event is about: an agent or a team.
 type EventTarget struct {
-	Type string // TargetAgent or TargetTeam
+	Type TargetType // TargetAgent or TargetTeam
 	ID   string
 }
 

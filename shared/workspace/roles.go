@@ -63,3 +63,16 @@ func CanChangeTeam(c Caller, roleInTeam TeamRole) error {
 // NeedsTeamRole reports whether CanChangeTeam's answer for c depends on the
 // owner's role in the team, so it must be read: not for a workspace admin.
 func NeedsTeamRole(c Caller) bool { return c.Role != RoleAdmin }
+
+// ErrAuditLogForbidden is the 403 of the audit log from a key whose owner is
+// not a workspace admin.
+var ErrAuditLogForbidden = Forbidden("only workspace admins can read the audit log")
+
+// CanReadAuditLog returns ErrAuditLogForbidden unless c's owner is a
+// workspace admin: the audit log shows every change to the workspace.
+func CanReadAuditLog(c Caller) error {
+	if c.Role != RoleAdmin {
+		return ErrAuditLogForbidden
+	}
+	return nil
+}

@@ -40,6 +40,7 @@ var coldRequests = map[string]request{
 	"CreditsFunction":   {method: "GET", path: "/workspaceapi/credits", key: adminKey},
 	"InvitesFunction":   {method: "GET", path: "/workspaceapi/invites", key: adminKey},
 	"MembersFunction":   {method: "GET", path: "/workspaceapi/members", key: adminKey},
+	"AuditFunction":     {method: "GET", path: "/workspaceapi/audit-log", key: adminKey},
 	"TagsFunction":      {method: "POST", path: "/workspaceapi/agents/tags", key: adminKey, body: `{"ids": ["agt_kb_search"], "tags": ["search"]}`},
 	"TeamsFunction":     {method: "GET", path: "/workspaceapi/teams", key: adminKey},
 	"KeysFunction":      {method: "GET", path: "/workspaceapi/keys", key: adminKey},

@@ -65,6 +65,7 @@ func (b *bench) heavyRequests() map[string]heavy {
 		"CreditsFunction": api(fmt.Sprintf("the credits report of %d agents with usage", s.agents), "GET", "/workspaceapi/credits", ""),
 		"InvitesFunction": api(fmt.Sprintf("every one of %d invitations, unpaged, gzipped", s.invites), "GET", "/workspaceapi/invites", ""),
 		"MembersFunction": api(fmt.Sprintf("a page of %d members", s.members), "GET", fmt.Sprintf("/workspaceapi/members?limit=%d", s.members), ""),
+		"AuditFunction":   api("a page of up to 1,000 audit log entries", "GET", "/workspaceapi/audit-log?limit=1000", ""),
 		"TagsFunction":    api("a 100-id agent tag batch, every id changed", "POST", "/workspaceapi/agents/tags", tagBatch),
 		"TeamsFunction":   api(fmt.Sprintf("the list of %d teams", (s.agents+99)/100), "GET", "/workspaceapi/teams", ""),
 		"KeysFunction":    api("the workspace's key list", "GET", "/workspaceapi/keys", ""),
@@ -262,7 +263,7 @@ func (b *bench) loadUsage(ctx context.Context, now time.Time) error {
 		go func() {
 			defer wg.Done()
 			for batch := range batches {
-				for _, err := range b.loader.ApplyUsage(ctx, batch, now).Errs {
+				for _, err := range b.loader.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), batch, now).Errs {
 					if err != nil {
 						select {
 						case errs <- err:

@@ -127,6 +127,8 @@ func TestReadmeExamplesAnswerAsDocumented(t *testing.T) {
 	if len(examples) < 10 {
 		t.Fatalf("found %d curl examples in README.md, want the documented set", len(examples))
 	}
+	var writes []readmeWrite
+	systems := map[string]bool{}
 	for _, ex := range examples {
 		url := strings.Replace(ex.url, "http://127.0.0.1:3000", base, 1)
 		req, err := http.NewRequest(ex.method, url, strings.NewReader(ex.body))
@@ -153,9 +155,114 @@ func TestReadmeExamplesAnswerAsDocumented(t *testing.T) {
 		if res.StatusCode >= 400 {
 			apitest.CheckErrorBody(t, res.Header, body)
 		}
+		// A replayed answer (Idempotency-Key) changed nothing the second time.
+		if changes(ex, res.StatusCode, body) && res.Header.Get("Idempotent-Replayed") != "true" {
+			writes = append(writes, readmeWrite{line: ex.line, requestID: res.Header.Get("x-amzn-RequestId")})
+		}
+		if strings.Contains(ex.url, "/_local/invoke/IngestFunction") || strings.Contains(ex.url, "/_local/invoke/SchedulerFunction") {
+			systems[strings.TrimSuffix(strings.ToLower(ex.url[strings.LastIndex(ex.url, "/")+1:]), "function")] = true
+		}
 	}
 	if n := strings.Count(out.String(), "e-mail recorded"); n != 1 {
 		t.Errorf("the examples recorded %d e-mails, want exactly 1", n)
+	}
+	checkAuditLog(t, base, writes, systems)
+}
+
+// readmeWrite is a README example that changed something: the audit log
+// must tell who did it, what changed and when.
+type readmeWrite struct {
+	line      int
+	requestID string
+}
+
+// changes reports whether an example's answer says it changed something: a
+// 2xx write under /workspaceapi whose batch had a changed id, or that is not
+// marked unchanged.
+func changes(ex example, status int, body []byte) bool {
+	if ex.method == http.MethodGet || status/100 != 2 || !strings.Contains(ex.url, "/workspaceapi/") {
+		return false
+	}
+	var answer struct {
+		Summary *struct {
+			Succeeded, Unchanged int
+		}
+		Unchanged *bool
+	}
+	_ = json.Unmarshal(body, &answer)
+	switch {
+	case answer.Summary != nil:
+		return answer.Summary.Succeeded > answer.Summary.Unchanged
+	case answer.Unchanged != nil:
+		return !*answer.Unchanged
+	}
+	return true
+}
+
+// checkAuditLog reads the demo workspace's whole audit log after the README's
+// examples, as an administrator would, and finds, for every example that
+// changed something, its entries: who (the key and its owner, by the
+// request's id), what (action, target, the changes before and after) and
+// when; and the service's own changes (usage stopping an agent, the
+// scheduler resuming it) by name.
+func checkAuditLog(t *testing.T, base string, writes []readmeWrite, systems map[string]bool) {
+	t.Helper()
+	type entry struct {
+		ID, At, Action string
+		Actor          struct{ Type, KeyID, UserID, Name string }
+		Target         struct{ Type, ID string }
+		Changes        map[string]struct{ From, To any }
+		RequestID      *string
+	}
+	byRequest := map[string][]entry{}
+	bySystem := map[string]int{}
+	cursor := ""
+	for pages := 0; pages < 100; pages++ {
+		req, _ := http.NewRequest(http.MethodGet, base+"/workspaceapi/audit-log?limit=50"+cursor, nil)
+		req.Header.Set("Authorization", "Bearer wk_demoAdminKey0000000000000000000000000001")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Entries    []entry
+			NextCursor *string
+		}
+		err = json.NewDecoder(res.Body).Decode(&page)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || err != nil {
+			t.Fatalf("audit log: %d %v", res.StatusCode, err)
+		}
+		for _, e := range page.Entries {
+			if e.At == "" || e.Action == "" || e.Target.ID == "" {
+				t.Errorf("entry %+v does not say what changed and when", e)
+			}
+			switch {
+			case e.Actor.Type == "key" && e.Actor.KeyID != "" && e.Actor.UserID != "" && e.RequestID != nil:
+				byRequest[*e.RequestID] = append(byRequest[*e.RequestID], e)
+			case e.Actor.Type == "system" && e.RequestID == nil:
+				bySystem[e.Actor.Name]++
+			default:
+				t.Errorf("entry %+v does not say who made the change", e)
+			}
+		}
+		if page.NextCursor == nil {
+			break
+		}
+		cursor = "&cursor=" + *page.NextCursor
+	}
+	for _, w := range writes {
+		if len(byRequest[w.requestID]) == 0 {
+			t.Errorf("README line %d changed something, but the audit log has no entry of its request %s", w.line, w.requestID)
+		}
+	}
+	for name := range systems {
+		if bySystem[name] == 0 {
+			t.Errorf("the README's %s invocation changed an agent's state, but the audit log has no entry by the %s", name, name)
+		}
+	}
+	if len(writes) < 10 {
+		t.Errorf("only %d README examples changed something: the session is too short to try the log", len(writes))
 	}
 }
 

@@ -144,7 +144,7 @@ func (a *app) issue(ctx context.Context, store *dynamo.Store, tmpl workspace.API
 	}
 	k := tmpl
 	k.ID, k.Hash, k.Disabled, k.CreatedAt = id, workspace.HashKey(plaintext), false, now
-	switch err := store.CreateAPIKey(ctx, k, now); {
+	switch err := store.CreateAPIKey(ctx, workspace.Unrecorded, k, now); {
 	case errors.Is(err, workspace.ErrMemberNotFound):
 		return fmt.Errorf("user %s is not a member of workspace %s", k.UserID, k.WorkspaceID)
 	case errors.Is(err, workspace.ErrTeamNotFound):
@@ -222,7 +222,7 @@ func (a *app) keysSetDisabled(ctx context.Context, verb string, args []string, d
 	if err != nil {
 		return err
 	}
-	if _, err := store.UpdateAPIKey(ctx, ws, id, workspace.KeyChange{Disabled: &disabled}); err != nil {
+	if _, err := store.UpdateAPIKey(ctx, workspace.Unrecorded, ws, id, workspace.KeyChange{Disabled: &disabled}, a.now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "%sd %s\n", verb, id)
@@ -266,7 +266,7 @@ func (a *app) keysRotate(ctx context.Context, args []string) error {
 		return err
 	}
 	disabled := true
-	if _, err := store.UpdateAPIKey(ctx, ws, id, workspace.KeyChange{Disabled: &disabled}); err != nil {
+	if _, err := store.UpdateAPIKey(ctx, workspace.Unrecorded, ws, id, workspace.KeyChange{Disabled: &disabled}, a.now()); err != nil {
 		return fmt.Errorf("the new key is issued, but the old key %s is still enabled: %w; disable it with: wsadmin keys disable -workspace %s -id %s", id, err, ws, id)
 	}
 	fmt.Fprintf(a.stdout, "disabled %s\n", id)

@@ -1,0 +1,10 @@
+package audit
+
+import (
+	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/platform"
+)
+
+// Wire is the function's one wiring: its main and the local stack both
+// build its handler here, from what every function is built from.
+func Wire(env platform.Env) httpapi.ProxyHandler { return Function(Deps{Store: env.Store}) }

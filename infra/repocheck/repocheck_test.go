@@ -131,7 +131,7 @@ func TestProblemsFindsOutsideReferences(t *testing.T) {
 		{"README.md", "the API in workspace-api" + ".md", true},
 		{"README.md", "read " + "/" + "work/shared/spec", true},
 		{"README.md", "[spec](" + ".." + "/shared/spec/x.md)", true},
-		{"docs/a.md", "[x](../../outside.md)", true},
+		{"docs/a.md", "[x](" + ".." + "/" + ".." + "/outside.md)", true},
 		{"docs/a.md", "[openapi](../infra/apispec/openapi.yaml)", false},
 		{"infra/cmd/wsadmin/main_test.go", `const demo = "../../fixtures/demo.json"`, false},
 		{"infra/apispec/t_test.go", `repoRoot = "../.."`, false},

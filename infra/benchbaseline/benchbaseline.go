@@ -75,7 +75,7 @@ func (r *Recorder) Option() func(*dynamodb.Options) {
 			return s.Serialize.Add(middleware.SerializeMiddlewareFunc("BenchRecordCall",
 				func(ctx context.Context, in middleware.SerializeInput, next middleware.SerializeHandler) (
 					middleware.SerializeOutput, middleware.Metadata, error) {
-					step, end := r.steps.Begin()
+					step, end := r.steps.Begin(ctx)
 					defer end()
 					if req, ok := in.Request.(*smithyhttp.Request); ok {
 						if body, err := readBody(req); err == nil {

@@ -259,3 +259,23 @@ func (r *StaleRead) tear(ctx context.Context, batch *dynamodb.BatchGetItemInput,
 	arm.during()
 	return send()
 }
+
+// OneAtATime is a client option that sends the client's calls one at a
+// time, as a machine too loaded to run two at once would: calls the code
+// sends at once then run in turn, in whatever order. Tests use it to hold
+// the critical path (package roundtrip) to the code's structure, which no
+// scheduling may change.
+func OneAtATime() func(*dynamodb.Options) {
+	var one sync.Mutex
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("OneAtATime",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+					middleware.FinalizeOutput, middleware.Metadata, error) {
+					one.Lock()
+					defer one.Unlock()
+					return next.HandleFinalize(ctx, in)
+				}), middleware.After)
+		})
+	}
+}

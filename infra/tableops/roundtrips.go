@@ -31,7 +31,7 @@ func (c *RoundTrips) Option() func(*dynamodb.Options) {
 					c.mu.Lock()
 					c.ops = append(c.ops, middleware.GetOperationName(ctx))
 					c.mu.Unlock()
-					_, end := c.counter.Begin()
+					_, end := c.counter.Begin(ctx)
 					defer end()
 					return next.HandleFinalize(ctx, in)
 				}), middleware.After)

@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/agentplatform/workspaceapi/infra/apitest"
+	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -148,6 +152,23 @@ func TestKeyMetricsPeriodArithmeticAtExactBoundaries(t *testing.T) {
 	res := get(t, env, "/workspaceapi/agents/ag_main/key-metrics?startDate=2026-11-10&endDate=2026-11-12&recent=2", keyRead, http.StatusOK, nil)
 	if res.FunctionTrips != 9 || res.FunctionPath > 2 {
 		t.Errorf("%d round trips, %d in turn (%v); want 9, at most 2 in turn", res.FunctionTrips, res.FunctionPath, env.FunctionTrips.Ops())
+	}
+}
+
+// TestKeyMetricsReadsCountAsOneStepHoweverTheyAreScheduled: the critical
+// path follows the code, not the machine: the 8 reads sent at once are one
+// step even when the client runs them one by one.
+func TestKeyMetricsReadsCountAsOneStepHoweverTheyAreScheduled(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, testFixture, apitest.Options{FunctionOptions: func(id string) []func(*dynamodb.Options) {
+		if id == "AgentDataFunction" {
+			return []func(*dynamodb.Options){dynamolocal.OneAtATime()}
+		}
+		return nil
+	}})
+	res := get(t, env, "/workspaceapi/agents/ag_main/key-metrics?startDate=2026-11-10&endDate=2026-11-12&recent=2", keyRead, http.StatusOK, nil)
+	if res.FunctionTrips != 9 || res.FunctionPath != 2 {
+		t.Errorf("%d round trips, %d in turn (%v); want 9, 2 in turn", res.FunctionTrips, res.FunctionPath, env.FunctionTrips.Ops())
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/agentplatform/workspaceapi/shared/authctx"
+	"github.com/agentplatform/workspaceapi/shared/roundtrip"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -66,14 +67,17 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 			slog.InfoContext(ctx, "refused unusable API key", "keyId", key.ID, "workspaceId", key.WorkspaceID, "disabled", key.Disabled)
 			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 		}
+		readCtx := ctx
 		if key.NeedsLastUsed(now) {
 			// The write runs beside the owner's read, so the hourly
 			// bookkeeping adds a round trip but not a step to the wait.
+			ctxs, join := roundtrip.Fork(ctx, 2, 2)
+			readCtx = ctxs[1]
 			touched := make(chan struct{})
-			go func() { defer close(touched); touch(ctx, store, key, hash, now) }()
-			defer func() { <-touched }()
+			go func() { defer close(touched); touch(ctxs[0], store, key, hash, now) }()
+			defer func() { <-touched; join() }()
 		}
-		owner, err := store.Member(ctx, key.WorkspaceID, key.UserID)
+		owner, err := store.Member(readCtx, key.WorkspaceID, key.UserID)
 		if workspace.IsNotFound(err) {
 			slog.InfoContext(ctx, "refused API key whose owner left", "keyId", key.ID, "workspaceId", key.WorkspaceID)
 			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized

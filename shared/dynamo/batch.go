@@ -11,15 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 )
-
-// batchConcurrency is how many calls of one request's per-id or per-chunk
-// work run at once (errgroup.Group.SetLimit): enough to hide DynamoDB's
-// latency, few enough that one request cannot flood a partition. Every call
-// runs, on a cancelled context too: it sees the cancellation through its own
-// store calls, so every id still gets a result.
-const batchConcurrency = 8
 
 // maxBatchGet is BatchGetItem's limit of keys per request.
 const maxBatchGet = 100
@@ -35,20 +27,14 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 	chunks := (len(keys) + maxBatchGet - 1) / maxBatchGet
 	var mu sync.Mutex
 	errs := make([]error, chunks)
-	var g errgroup.Group
-	g.SetLimit(batchConcurrency)
-	for c := range chunks {
-		g.Go(func() error {
-			start := c * maxBatchGet
-			errs[c] = s.batchGetChunk(ctx, keys[start:min(start+maxBatchGet, len(keys))], func(item map[string]types.AttributeValue) {
-				mu.Lock()
-				found[itemKey(item)] = item
-				mu.Unlock()
-			})
-			return nil
+	fanOut(ctx, chunks, func(ctx context.Context, c int) {
+		start := c * maxBatchGet
+		errs[c] = s.batchGetChunk(ctx, keys[start:min(start+maxBatchGet, len(keys))], func(item map[string]types.AttributeValue) {
+			mu.Lock()
+			found[itemKey(item)] = item
+			mu.Unlock()
 		})
-	}
-	_ = g.Wait()
+	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -144,17 +143,16 @@ func (s *Store) eachAgent(ctx context.Context, by workspace.Actor, ws, teamScope
 		}
 		return outs
 	}
-	var g errgroup.Group
-	g.SetLimit(batchConcurrency)
+	var found []int
 	for i, id := range ids {
-		if a, ok := agents[id]; ok {
-			g.Go(func() error {
-				outs[i] = s.writeAgent(ctx, by, a, st, now, decide)
-				return nil
-			})
+		if _, ok := agents[id]; ok {
+			found = append(found, i)
 		}
 	}
-	_ = g.Wait()
+	fanOut(ctx, len(found), func(ctx context.Context, k int) {
+		i := found[k]
+		outs[i] = s.writeAgent(ctx, by, agents[ids[i]], st, now, decide)
+	})
 	return outs
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentplatform/workspaceapi/shared/roundtrip"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -47,16 +48,11 @@ func (s *Store) ResumeDue(ctx context.Context, by workspace.Actor, now time.Time
 	// query and its entries' resumes, read once every one has finished.
 	results := make([][]*resumePage, len(shards))
 	queryErrs := make([]error, len(shards))
-	var queries, resumes errgroup.Group
-	queries.SetLimit(batchConcurrency)
+	var resumes errgroup.Group
 	resumes.SetLimit(batchConcurrency)
-	for i, sh := range shards {
-		queries.Go(func() error {
-			results[i], queryErrs[i] = s.resumeShard(ctx, by, sh.pk, sh.reason, now, &resumes)
-			return nil
-		})
-	}
-	_ = queries.Wait()
+	fanOut(ctx, len(shards), func(ctx context.Context, i int) {
+		results[i], queryErrs[i] = s.resumeShard(ctx, by, shards[i].pk, shards[i].reason, now, &resumes)
+	})
 	_ = resumes.Wait()
 	var all []workspace.Transition
 	var errs []error
@@ -101,9 +97,13 @@ func (s *Store) resumeShard(ctx context.Context, by workspace.Actor, pk, reason 
 		}
 		rp := &resumePage{transitions: make([]*workspace.Transition, len(page.Items)), errs: make([]error, len(page.Items))}
 		pages = append(pages, rp)
+		// The page's resumes are sent at once, beside the next page's
+		// query. Nothing of the run comes after them, so their branches
+		// are never joined.
+		ctxs, _ := roundtrip.Fork(ctx, len(page.Items), batchConcurrency)
 		for k, raw := range page.Items {
 			resumes.Go(func() error {
-				rp.transitions[k], rp.errs[k] = s.resumeOne(ctx, by, raw, reason, now)
+				rp.transitions[k], rp.errs[k] = s.resumeOne(ctxs[k], by, raw, reason, now)
 				return nil
 			})
 		}

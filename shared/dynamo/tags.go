@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -77,18 +76,16 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 		}
 		return outs
 	}
-	var g errgroup.Group
-	g.SetLimit(batchConcurrency)
+	var present []int
 	for i, id := range ids {
-		raw, ok := found[[2]string{wsPK(ws), entitySK(kind, id)}]
-		if ok && workspace.PlausibleID(id) {
-			g.Go(func() error {
-				outs[i] = s.writeEntity(ctx, ws, kind, scope, raw, audit, decide)
-				return nil
-			})
+		if _, ok := found[[2]string{wsPK(ws), entitySK(kind, id)}]; ok && workspace.PlausibleID(id) {
+			present = append(present, i)
 		}
 	}
-	_ = g.Wait()
+	fanOut(ctx, len(present), func(ctx context.Context, k int) {
+		i := present[k]
+		outs[i] = s.writeEntity(ctx, ws, kind, scope, found[[2]string{wsPK(ws), entitySK(kind, ids[i])}], audit, decide)
+	})
 	return outs
 }
 

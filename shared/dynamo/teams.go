@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -203,18 +202,14 @@ func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time
 		return workspace.TeamDetail{}, err
 	}
 	d := workspace.TeamDetail{Team: t.team.domain(), CreditsThisMonth: t.Used, Paused: t.Paused}
-	errs := make([]error, 2)
-	var g errgroup.Group
-	g.Go(func() error {
-		d.Members, errs[0] = s.teamMembers(ctx, ws, teamID)
-		return nil
+	err = readAll(ctx, func(ctx context.Context) (err error) {
+		d.Members, err = s.teamMembers(ctx, ws, teamID)
+		return err
+	}, func(ctx context.Context) (err error) {
+		d.AgentIDs, err = s.teamAgentIDs(ctx, ws, teamID)
+		return err
 	})
-	g.Go(func() error {
-		d.AgentIDs, errs[1] = s.teamAgentIDs(ctx, ws, teamID)
-		return nil
-	})
-	_ = g.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return workspace.TeamDetail{}, err
 	}
 	return d, nil

@@ -7,6 +7,13 @@
 // round trips it made one after another. Latency is round trips in
 // sequence, not round trips: eight reads sent at once cost one round trip's
 // wait, eight sent in turn cost eight.
+//
+// The critical path follows the code's structure, not the clock: calls made
+// in one context are in turn, and the contexts of calls sent at once come
+// from Fork. A measure by the clock (a call is a step deeper than every
+// call finished before it began) reads "at once" as "in turn" whenever a
+// loaded machine starts one of the calls late, so the same request would
+// measure differently from run to run.
 package roundtrip
 
 import (
@@ -14,12 +21,96 @@ import (
 	"sync"
 )
 
-// Counter counts round trips and their critical path. Each call that
-// Begin starts is one step deeper than the deepest call that had finished
-// when it started (the longest path of the graph whose edges run from a
-// call's finish to the start of every call that began after it), which is
-// exact for calls that fan out and in. Its zero value is ready to use, and
-// it is safe for concurrent use.
+// chain is the calls made in one context, one after another: each is a
+// step deeper than the deepest call finished in it (the calls of the
+// branches forked from it included, once they are joined).
+type chain struct {
+	mu    sync.Mutex
+	depth int
+	// anchor is set on the chains forked, directly or not, from a context
+	// without one: their depths count from where each counter stood when
+	// the first of them began.
+	anchor *anchor
+}
+
+// anchor is where a tree of chains forked from a context without a chain
+// starts, in each counter that counts its calls: the deepest call that
+// counter had seen finish when the tree's first call began. Structured code
+// finishes its calls in turn before it forks, so that is where the fork
+// took place.
+type anchor struct {
+	mu    sync.Mutex
+	bases map[*Counter]int
+}
+
+func (a *anchor) base(c *Counter, finished int) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b, ok := a.bases[c]
+	if !ok {
+		b = finished
+		a.bases[c] = b
+	}
+	return b
+}
+
+func (c *chain) next() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.depth + 1
+}
+
+func (c *chain) reach(step int) {
+	c.mu.Lock()
+	c.depth = max(c.depth, step)
+	c.mu.Unlock()
+}
+
+type chainKey struct{}
+
+func chainOf(ctx context.Context) *chain {
+	c, _ := ctx.Value(chainKey{}).(*chain)
+	return c
+}
+
+// Fork returns the contexts of n calls (or sequences of calls) that ctx
+// sends at once, at most limit of them in flight, and join, to call once
+// all of them have finished: the calls ctx makes after join are a step
+// deeper than the deepest of theirs. Past limit, the k-th branch starts
+// k/limit steps deeper, as it waits for a slot.
+func Fork(ctx context.Context, n, limit int) (ctxs []context.Context, join func()) {
+	parent := chainOf(ctx)
+	base := 0
+	var a *anchor
+	if parent != nil {
+		base, a = parent.next()-1, parent.anchor
+	} else {
+		a = &anchor{bases: map[*Counter]int{}}
+	}
+	limit = max(limit, 1)
+	branches := make([]*chain, n)
+	ctxs = make([]context.Context, n)
+	for k := range n {
+		branches[k] = &chain{depth: base + k/limit, anchor: a}
+		ctxs[k] = context.WithValue(ctx, chainKey{}, branches[k])
+	}
+	return ctxs, func() {
+		if parent == nil {
+			return
+		}
+		for _, b := range branches {
+			parent.reach(b.next() - 1)
+		}
+	}
+}
+
+// Counter counts round trips and their critical path. A call in a context
+// that carries a chain (Start, Fork) is a step deeper than the deepest call
+// finished in that chain; in one without, a step deeper than the deepest
+// call this counter saw finish (the clock's measure, exact for calls made
+// one after another; the calls that context sends at once come from Fork). Its zero value is
+// ready to use, and it is safe for concurrent use. Several counters may
+// count the same call: its step is the same in each.
 type Counter struct {
 	mu       sync.Mutex
 	calls    int
@@ -27,18 +118,30 @@ type Counter struct {
 	deepest  int // the deepest step of the calls started so far
 }
 
-// Begin counts one call starting now and returns its step (1 for a call
-// started before any finished) and the function that marks it finished.
-func (c *Counter) Begin() (step int, end func()) {
+// Begin counts one call of ctx starting now and returns its step (1 for
+// the first call of a request) and the function that marks it finished.
+func (c *Counter) Begin(ctx context.Context) (step int, end func()) {
+	ch := chainOf(ctx)
 	c.mu.Lock()
 	c.calls++
-	step = c.finished + 1
+	base := 0
+	if ch != nil {
+		if ch.anchor != nil {
+			base = ch.anchor.base(c, c.finished)
+		}
+		step = base + ch.next()
+	} else {
+		step = c.finished + 1
+	}
 	c.deepest = max(c.deepest, step)
 	c.mu.Unlock()
 	return step, func() {
 		c.mu.Lock()
 		c.finished = max(c.finished, step)
 		c.mu.Unlock()
+		if ch != nil {
+			ch.reach(step - base)
+		}
 	}
 }
 
@@ -66,8 +169,10 @@ func (c *Counter) Reset() {
 
 type key struct{}
 
-// Start returns ctx carrying a new count of round trips.
+// Start returns ctx carrying a new count of round trips, and a new chain:
+// the request's calls are in turn unless forked (Fork).
 func Start(ctx context.Context) context.Context {
+	ctx = context.WithValue(ctx, chainKey{}, new(chain))
 	return context.WithValue(ctx, key{}, new(Counter))
 }
 
@@ -75,7 +180,7 @@ func Start(ctx context.Context) context.Context {
 // one, and returns the function to call when it has finished.
 func Begin(ctx context.Context) (end func()) {
 	if c, ok := ctx.Value(key{}).(*Counter); ok {
-		_, end = c.Begin()
+		_, end = c.Begin(ctx)
 		return end
 	}
 	return func() {}

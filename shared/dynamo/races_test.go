@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -291,5 +292,33 @@ func TestATagWriteThatKeepsLosingReportsTheTagsKept(t *testing.T) {
 	}
 	if o := outs[0]; !workspace.IsBusy(o.Err) || len(o.Tags) != 0 {
 		t.Errorf("outcome %+v, want busy with the agent's tags unchanged (none)", o)
+	}
+}
+
+// A tag write that lands between another's read and its write makes that
+// other one lose its race: it reads the entity again and applies its change
+// on top, so neither tag is lost.
+func TestATagWriteThatLosesARaceAppliesOnTopOfTheWinner(t *testing.T) {
+	t.Parallel()
+	gap := &dynamolocal.Interleaver{}
+	w := newCreditWorld(t, gap.Option())
+	by := workspace.KeyActor(workspace.Caller{KeyID: "key_1", UserID: "u1"}, "req-1")
+	add := func(kind workspace.Taggable, id, tag string) workspace.TagOutcome {
+		t.Helper()
+		outs, err := w.store.SetTags(context.Background(), by, "ws1", kind, "", []string{id},
+			workspace.TagChange{Mode: workspace.TagModeAdd, Tags: []string{tag}}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outs[0]
+	}
+	for _, tc := range []struct {
+		kind workspace.Taggable
+		id   string
+	}{{workspace.TaggableAgent, "a1"}, {workspace.TaggableTeam, "t1"}} {
+		gap.Before(func() { add(tc.kind, tc.id, "first") })
+		if got := add(tc.kind, tc.id, "second"); got.Err != nil || !slices.Equal(got.Tags, []string{"first", "second"}) {
+			t.Errorf("%s: outcome %+v, want tags [first second]", tc.kind, got)
+		}
 	}
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -21,7 +19,7 @@ import (
 // batchConcurrency at once; an entity the write leaves as it is is not
 // written and records no entry. The Update is conditioned on the value read,
 // so a write decided on a stale read fails; that entity alone is then read
-// again (one GetItem) and decided again.
+// again (one BatchGetItem) and decided again.
 
 // entitySK returns the sort key of entity id of kind.
 func entitySK(kind workspace.Taggable, id string) string {
@@ -60,8 +58,11 @@ type entityOutcome struct {
 // eachEntity reads ids of kind in ws (in scope) with ceil(N/100)
 // BatchGetItem calls and runs decide and its write for each found one, at
 // most batchConcurrency at once. decide is called again on a fresh read when a
-// write loses a race, so it must be pure.
-func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, audit entityAudit, decide entityWrite) []entityOutcome {
+// write loses a race, so it must be pure. Teams exist only while team
+// settings are on: for them the same reads take the workspace too, and
+// workspace.ErrTeamSettingsOff is returned, before any write, when they are
+// off.
+func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, ids []string, audit entityAudit, decide entityWrite) ([]entityOutcome, error) {
 	outs := make([]entityOutcome, len(ids))
 	var keys []item
 	for _, id := range ids {
@@ -69,12 +70,30 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 			keys = append(keys, key(wsPK(ws), entitySK(kind, id)))
 		}
 	}
+	meta := [2]string{wsPK(ws), skMeta}
+	if kind == workspace.TaggableTeam {
+		keys = append(keys, key(meta[0], meta[1]))
+	}
 	found, err := s.batchGet(ctx, keys)
+	if err != nil && kind == workspace.TaggableTeam {
+		return nil, err // as when team settings cannot be read: no outcome at all
+	}
 	if err != nil {
 		for i := range outs {
 			outs[i].err = err
 		}
-		return outs
+		return outs, nil
+	}
+	if kind == workspace.TaggableTeam {
+		var w workspaceItem // a workspace not found reads as one with team settings off
+		if raw, ok := found[meta]; ok {
+			if err := unmarshal(raw, &w); err != nil {
+				return nil, err
+			}
+		}
+		if err := w.domain().TeamSettings(); err != nil {
+			return nil, err
+		}
 	}
 	var present []int
 	for i, id := range ids {
@@ -86,7 +105,7 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 		i := present[k]
 		outs[i] = s.writeEntity(ctx, ws, kind, scope, found[[2]string{wsPK(ws), entitySK(kind, ids[i])}], audit, decide)
 	})
-	return outs
+	return outs, nil
 }
 
 // writeEntity decides and writes the entity read as raw, again on a fresh
@@ -128,15 +147,15 @@ func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Tagga
 			return out
 		}
 		pauseBeforeReevaluation(ctx, attempt+1)
-		got, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
+		// The same call as the first read, so the function needs no other.
+		got, err := s.batchGet(ctx, []item{k})
 		if err != nil {
 			out.err = fmt.Errorf("get %s: %w", kind, err)
 			return out
 		}
-		if got.Item == nil {
+		if raw = got[itemKey(k)]; raw == nil {
 			return entityOutcome{} // removed meanwhile
 		}
-		raw = got.Item
 	}
 }
 
@@ -153,18 +172,13 @@ func tagsAre(tags []string) expression.ConditionBuilder {
 // SetTags applies change to the tags of each of ids, entities of kind in ws
 // (only those a key of team scope sees when scope is not empty: its team's
 // agents, its team; others are not found). One outcome per id, in order;
-// round trips as the file's comment says. For teams it first reads the
-// workspace (one GetItem) and returns workspace.ErrTeamSettingsOff when team
-// settings are off, before anything else.
+// round trips as the file's comment says. For teams its BatchGetItem reads
+// the workspace too, and it returns workspace.ErrTeamSettingsOff when team
+// settings are off, before any write.
 //
 // Each changed entity's transaction records its entry (kind's tags_changed,
 // by, at now, the tags before and after).
 func (s *Store) SetTags(ctx context.Context, by workspace.Actor, ws string, kind workspace.Taggable, scope string, ids []string, change workspace.TagChange, now time.Time) ([]workspace.TagOutcome, error) {
-	if kind == workspace.TaggableTeam {
-		if err := s.requireTeamSettings(ctx, ws); err != nil {
-			return nil, err
-		}
-	}
 	var next = make([][]string, len(ids)) // by index: decide runs per id, concurrently
 	idx := make(map[string]int, len(ids))
 	for i, id := range ids {
@@ -172,12 +186,15 @@ func (s *Store) SetTags(ctx context.Context, by workspace.Actor, ws string, kind
 	}
 	action, target := kind.TagsAction()
 	audit := entityAudit{by: by, now: now, action: action, target: target}
-	outs := s.eachEntity(ctx, ws, kind, scope, ids, audit, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, workspace.Changes, bool, error) {
+	outs, err := s.eachEntity(ctx, ws, kind, scope, ids, audit, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, workspace.Changes, bool, error) {
 		tags, changed, err := change.Apply(e.Tags)
 		next[idx[e.ID]] = tags
 		changes := workspace.Changes{"tags": {From: listOrEmpty(e.Tags), To: listOrEmpty(tags)}}
 		return expression.Set(expression.Name(attrTags), expression.Value(listOrEmpty(tags))), tagsAre(e.Tags), changes, changed, err
 	})
+	if err != nil {
+		return nil, err
+	}
 	res := make([]workspace.TagOutcome, len(ids))
 	for i, o := range outs {
 		res[i] = workspace.TagOutcome{ID: ids[i], Name: o.entity.Name, Err: o.err}
@@ -201,7 +218,8 @@ func (s *Store) SetTags(ctx context.Context, by workspace.Actor, ws string, kind
 // changed agent's transaction records its agent.credit_details_changed entry.
 func (s *Store) SetCreditDetails(ctx context.Context, by workspace.Actor, ws, scope string, ids []string, show bool, now time.Time) []workspace.DisplayOutcome {
 	audit := entityAudit{by: by, now: now, action: workspace.ActionAgentCreditDetails, target: workspace.TargetAgent}
-	outs := s.eachEntity(ctx, ws, workspace.TaggableAgent, scope, ids, audit, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, workspace.Changes, bool, error) {
+	// Only a batch of teams fails as a whole.
+	outs, _ := s.eachEntity(ctx, ws, workspace.TaggableAgent, scope, ids, audit, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, workspace.Changes, bool, error) {
 		changes := workspace.Changes{"showTokenOptimisationInfo": {From: e.Show, To: show}}
 		return expression.Set(expression.Name(attrShowInfo), expression.Value(show)),
 			expression.Name(attrEntity).Equal(expression.Value(typeAgent)), changes, e.Show != show, nil

@@ -48,8 +48,14 @@ func TestTagWritesOnEveryKind(t *testing.T) {
 			if want := fmt.Sprintf(`{"tags":%s}`, show(r.Tags)); string(r.Applied) != want {
 				t.Errorf("applied %s, want %s", r.Applied, want)
 			}
-			if wantWrites := map[bool]int{true: 0, false: 1}[*r.Unchanged]; countOps(env.FunctionTrips.Ops(), "TransactWriteItems") != wantWrites {
+			wantWrites := map[bool]int{true: 0, false: 1}[*r.Unchanged]
+			if countOps(env.FunctionTrips.Ops(), "TransactWriteItems") != wantWrites {
 				t.Errorf("ops %v, want %d TransactWriteItems (the update and its audit entry)", env.FunctionTrips.Ops(), wantWrites)
+			}
+			// Every kind, teams included (whose workspace the same batch
+			// reads): one BatchGetItem, then the write.
+			if res.FunctionTrips != 1+wantWrites || res.FunctionPath != 1+wantWrites {
+				t.Errorf("%d round trips, %d in turn (%v); want %d, %d", res.FunctionTrips, res.FunctionPath, env.FunctionTrips.Ops(), 1+wantWrites, 1+wantWrites)
 			}
 		})
 	}

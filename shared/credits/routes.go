@@ -18,7 +18,9 @@ type Store interface {
 	SetAgentLimits(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, change workspace.LimitChange, now time.Time) []workspace.CreditOutcome
 	ResetDailyUsage(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, now time.Time) []workspace.CreditOutcome
 	SetAgentStatus(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, disable bool, now time.Time) []workspace.CreditOutcome
-	SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error)
+	// asTeamAdmin: the change holds only while by's owner is an admin of
+	// the team (workspace.MayChangeTeam).
+	SetTeamLimit(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error)
 	CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error)
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
 	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)

@@ -1,7 +1,6 @@
 package credits
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -56,10 +55,11 @@ func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if !workspace.PlausibleID(teamID) || (caller.TeamScoped() && teamID != caller.TeamID) {
 			return workspace.ErrTeamNotFound
 		}
-		if err := mayChangeTeam(r.Context(), store, caller, teamID); err != nil {
+		asTeamAdmin, err := workspace.MayChangeTeam(r.Context(), store, caller, teamID)
+		if err != nil {
 			return err
 		}
-		out, err := store.SetTeamLimit(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, teamID, limit, clock.Now())
+		out, err := store.SetTeamLimit(r.Context(), httpapi.Actor(r, caller), asTeamAdmin, caller.WorkspaceID, teamID, limit, clock.Now())
 		if err != nil {
 			return err
 		}
@@ -69,20 +69,4 @@ func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		})
 		return nil
 	}
-}
-
-// mayChangeTeam returns nil when caller may set team teamID's limit, and
-// workspace.ErrChangeTeamForbidden otherwise (workspace.CanChangeTeam): a
-// workspace admin at once, anyone else after one read of their own member
-// item, whose teams hold their team roles. The owner's member item gone
-// (they left; the gateway caches its decision for a while) is no role.
-func mayChangeTeam(ctx context.Context, store Store, caller workspace.Caller, teamID string) error {
-	if !workspace.NeedsTeamRole(caller) {
-		return nil
-	}
-	m, err := store.Member(ctx, caller.WorkspaceID, caller.UserID)
-	if err != nil && !workspace.IsNotFound(err) {
-		return err
-	}
-	return workspace.CanChangeTeam(caller, m.RoleIn(teamID))
 }

@@ -53,7 +53,7 @@ func TestLastActivityNeverMovesBackwards(t *testing.T) {
 func TestATeamReachingItsLimitExactlyAcrossShardsPauses(t *testing.T) {
 	t.Parallel()
 	w := newCreditWorld(t)
-	if _, err := w.store.SetTeamLimit(context.Background(), testActor, "ws1", "t1", lim(0.8), noon); err != nil {
+	if _, err := w.store.SetTeamLimit(context.Background(), testActor, false, "ws1", "t1", lim(0.8), noon); err != nil {
 		t.Fatal(err)
 	}
 	w.use("a2", 0.7, noon) // ev1

@@ -144,7 +144,7 @@ func TestMonthlyOutlastsDailyAndTeamOutlastsBoth(t *testing.T) {
 	w.use("a2", 70, noon)
 	w.wantState("a1", noon, pausedTeam)
 	// The team's pause sits on top: lifting it shows the agent's own stop.
-	if _, err := w.store.SetTeamLimit(context.Background(), testActor, "ws1", "t1", nil, noon); err != nil {
+	if _, err := w.store.SetTeamLimit(context.Background(), testActor, false, "ws1", "t1", nil, noon); err != nil {
 		t.Fatal(err)
 	}
 	w.wantState("a1", noon, stoppedMonthly)
@@ -330,7 +330,7 @@ func TestTeamLimitPausesAndResumesEveryAgentWithOneWrite(t *testing.T) {
 	w := newCreditWorld(t)
 	w.use("a2", 40, noon)
 	w.rt.Reset()
-	out, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(40), noon)
+	out, err := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(40), noon)
 	if err != nil || !out.Paused || out.Unchanged {
 		t.Fatalf("lowering to the usage: %+v, %v; want paused", out, err)
 	}
@@ -340,15 +340,15 @@ func TestTeamLimitPausesAndResumesEveryAgentWithOneWrite(t *testing.T) {
 	for _, a := range []string{"a1", "a2", "a3"} {
 		w.wantState(a, noon, pausedTeam)
 	}
-	if out, _ := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(40), noon); !out.Unchanged || !out.Paused {
+	if out, _ := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(40), noon); !out.Unchanged || !out.Paused {
 		t.Errorf("same limit again: %+v, want unchanged and paused", out)
 	}
-	if out, _ := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(41), noon); out.Paused {
+	if out, _ := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(41), noon); out.Paused {
 		t.Errorf("raised above usage: %+v, want resumed", out)
 	}
 	w.wantState("a3", noon, running)
-	w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(10), noon)
-	if out, _ := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", nil, noon); out.Paused || out.Team.MonthlyCreditLimit != nil {
+	w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(10), noon)
+	if out, _ := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", nil, noon); out.Paused || out.Team.MonthlyCreditLimit != nil {
 		t.Errorf("removed: %+v, want resumed without a limit", out)
 	}
 	w.wantState("a1", noon, running)
@@ -369,7 +369,7 @@ func TestUsageLandingDuringATeamLimitChangeIsSettledByTheChange(t *testing.T) {
 			t.Errorf("usage under the old limit made %v, want no transition", trs)
 		}
 	})
-	out, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(50), noon)
+	out, err := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(50), noon)
 	if err != nil || !out.Paused {
 		t.Fatalf("limit 50 with 55 used: %+v, %v; want paused", out, err)
 	}
@@ -396,10 +396,10 @@ func TestTeamLimitErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newCreditWorld(t)
-	if _, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "nope", lim(1), noon); err != workspace.ErrTeamNotFound {
+	if _, err := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "nope", lim(1), noon); err != workspace.ErrTeamNotFound {
 		t.Errorf("unknown team: %v, want not found", err)
 	}
-	if _, err := w.store.SetTeamLimit(ctx, testActor, "other", "t1", lim(1), noon); err != workspace.ErrTeamNotFound {
+	if _, err := w.store.SetTeamLimit(ctx, testActor, false, "other", "t1", lim(1), noon); err != workspace.ErrTeamNotFound {
 		t.Errorf("another workspace's team: %v, want not found", err)
 	}
 	ws, _ := w.store.Workspace(ctx, "ws1")
@@ -407,7 +407,7 @@ func TestTeamLimitErrors(t *testing.T) {
 	if err := tableops.PutSnapshot(ctx, w.store, tableops.Snapshot{Workspace: ws}, noon); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(1), noon); err != workspace.ErrTeamSettingsOff {
+	if _, err := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(1), noon); err != workspace.ErrTeamSettingsOff {
 		t.Errorf("settings off: %v, want ErrTeamSettingsOff", err)
 	}
 }
@@ -546,7 +546,7 @@ func TestRacingTeamLimitsAndUsageEndConsistent(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					if i%2 == 0 {
-						if _, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(float64(20+i*5)), noon); err != nil {
+						if _, err := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(float64(20+i*5)), noon); err != nil {
 							t.Errorf("limit %d: %v", i, err)
 						}
 						return

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -249,8 +250,10 @@ func (s *Store) readAgentStandings(ctx context.Context, ws, teamScope string, id
 // Round trips: one BatchGetItem; when the limit changes, one transaction
 // (again after a lost race); and, when the team is left running under a
 // limit, one more BatchGetItem to settle usage that landed meanwhile (and a
-// write if that pauses it).
-func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error) {
+// write if that pauses it). With asTeamAdmin the transaction also checks
+// that by's owner is still an admin of the team (withTeamAdminCheck):
+// workspace.ErrChangeTeamForbidden when they are no longer one.
+func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error) {
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 	}
@@ -306,6 +309,13 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID
 			return workspace.TeamLimitOutcome{}, err
 		}
 		items = append(items, append(events, more...)...)
+		admin := -1
+		if asTeamAdmin {
+			if items, err = s.withTeamAdminCheck(items, ws, teamID, by.UserID); err != nil {
+				return workspace.TeamLimitOutcome{}, err
+			}
+			admin = len(items) - 1
+		}
 		failed, err := s.transactAudited(ctx, ws, items, entries...)
 		if err != nil {
 			return workspace.TeamLimitOutcome{}, err
@@ -329,6 +339,9 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID
 		if failed[0] == 0 {
 			return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 		}
+		if slices.Contains(failed, admin) {
+			return workspace.TeamLimitOutcome{}, workspace.ErrChangeTeamForbidden
+		}
 		if attempt >= maxReevaluations {
 			return workspace.TeamLimitOutcome{}, workspace.ErrBusy
 		}
@@ -337,6 +350,8 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID
 
 // settleTeamLimit pauses team teamID when the usage in st has reached its
 // limit while it runs, and reports out with the team's paused state after.
+// It is no change of the caller's but what the usage calls for, so it needs
+// no team admin.
 func (s *Store) settleTeamLimit(ctx context.Context, by workspace.Actor, ws, teamID string, st *standings, out workspace.TeamLimitOutcome) (workspace.TeamLimitOutcome, error) {
 	_, paused, err := s.settleTeam(ctx, by, ws, teamID, st)
 	if err != nil {

@@ -111,7 +111,7 @@ func TestATornReadNeverStopsAnAgentOnUsageAResetCleared(t *testing.T) {
 // setTeamLimit sets t1's limit and fails the test on an error.
 func (w *creditWorld) setTeamLimit(ctx context.Context, limit *float64) workspace.TeamLimitOutcome {
 	w.t.Helper()
-	out, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", limit, noon)
+	out, err := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", limit, noon)
 	if err != nil {
 		w.t.Fatalf("team limit %v: %v", limit, err)
 	}
@@ -267,7 +267,7 @@ func TestATeamLimitWrittenButUnsettledAsksForTheSameRequestAgain(t *testing.T) {
 		// After the change's transaction, every transaction loses.
 		gap.Before(func() { conflicts.Rate = 1 })
 	})
-	_, err := w.store.SetTeamLimit(ctx, testActor, "ws1", "t1", lim(50), noon)
+	_, err := w.store.SetTeamLimit(ctx, testActor, false, "ws1", "t1", lim(50), noon)
 	if err != workspace.ErrTeamLimitUnsettled {
 		t.Fatalf("err = %v, want ErrTeamLimitUnsettled", err)
 	}

@@ -87,8 +87,9 @@ func (s *Store) CreateTeam(ctx context.Context, by workspace.Actor, t workspace.
 // team.renamed entry (by, at now), conditioned on the team's name being the
 // one read (read again after a lost race). Errors:
 // workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound,
-// workspace.ErrDuplicateTeamName.
-func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, name string, now time.Time) error {
+// workspace.ErrDuplicateTeamName, and workspace.ErrChangeTeamForbidden when
+// asTeamAdmin and by's owner is no longer an admin of the team (teamAdminCheck).
+func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, name string, now time.Time) error {
 	if !workspace.PlausibleID(teamID) {
 		return workspace.ErrTeamNotFound
 	}
@@ -105,6 +106,13 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, 
 		if err != nil {
 			return err
 		}
+		admin := -1
+		if asTeamAdmin {
+			if items, err = s.withTeamAdminCheck(items, ws, teamID, by.UserID); err != nil {
+				return err
+			}
+			admin = len(items) - 1
+		}
 		entry := workspace.NewAuditEntry(now, by, workspace.ActionTeamRenamed, workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID},
 			workspace.Changes{"name": {From: t.Name, To: name}})
 		failed, err := s.transactAudited(ctx, ws, items, entry)
@@ -116,6 +124,8 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, 
 			return nil
 		case slices.Contains(failed, 1):
 			return workspace.ErrTeamSettingsOff
+		case slices.Contains(failed, admin):
+			return workspace.ErrChangeTeamForbidden
 		case slices.Contains(failed, 3):
 			return workspace.ErrDuplicateTeamName
 		case attempt >= maxReevaluations:
@@ -123,6 +133,29 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, 
 		}
 		// The team was renamed meanwhile: read it again.
 	}
+}
+
+// withTeamAdminCheck appends to a team change's transaction the check that
+// user is still an admin of team teamID of ws: a key owner who is not a
+// workspace admin may change a team only as its admin
+// (workspace.CanChangeTeam), and the handler's read of their role is not
+// enough, since a demotion may land between that read and the write. A
+// change of user's own membership already conditions their member item on
+// the role read, and a transaction may not name an item twice, so it is
+// returned as it is then.
+func (s *Store) withTeamAdminCheck(items []types.TransactWriteItem, ws, teamID, user string) ([]types.TransactWriteItem, error) {
+	k := key(wsPK(ws), memberSK(user))
+	for _, it := range items {
+		if it.Update != nil && itemKey(it.Update.Key) == itemKey(k) {
+			return items, nil
+		}
+	}
+	role := expression.Name(attrTeams).AppendName(expression.Name(teamID)).Equal(expression.Value(string(workspace.TeamRoleAdmin)))
+	check, err := s.check(k, role)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, check), nil
 }
 
 // accessibleTeam reads team teamID of ws, with the workspace and the items
@@ -248,15 +281,15 @@ func (s *Store) teamAgentIDs(ctx context.Context, ws, team string) ([]string, er
 // PutTeamMember gives user tm.UserID the role tm.Role in team tm.TeamID of
 // its workspace, adding the membership or changing its role, and
 // DeleteTeamMember (role "") removes it: see setTeamMember.
-func (s *Store) PutTeamMember(ctx context.Context, by workspace.Actor, tm workspace.TeamMembership, now time.Time) error {
-	return s.setTeamMember(ctx, by, tm.WorkspaceID, tm.TeamID, tm.UserID, tm.Role, now)
+func (s *Store) PutTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, tm workspace.TeamMembership, now time.Time) error {
+	return s.setTeamMember(ctx, by, asTeamAdmin, tm.WorkspaceID, tm.TeamID, tm.UserID, tm.Role, now)
 }
 
 // DeleteTeamMember removes user userID from team teamID of ws. Removing a
 // member of the workspace who is not in the team changes nothing and is no
 // error (a retried DELETE succeeds); an unknown team or user is.
-func (s *Store) DeleteTeamMember(ctx context.Context, by workspace.Actor, ws, teamID, userID string, now time.Time) error {
-	return s.setTeamMember(ctx, by, ws, teamID, userID, "", now)
+func (s *Store) DeleteTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, userID string, now time.Time) error {
+	return s.setTeamMember(ctx, by, asTeamAdmin, ws, teamID, userID, "", now)
 }
 
 // setTeamMember sets user's role in team of ws to role ("" removes the
@@ -268,8 +301,10 @@ func (s *Store) DeleteTeamMember(ctx context.Context, by workspace.Actor, ws, te
 // role), with ConditionChecks of team settings and of the team; read again
 // after a lost race. Errors: workspace.ErrTeamSettingsOff,
 // workspace.ErrTeamNotFound, workspace.ErrMemberNotFound (no such member of
-// ws), in that order when several hold.
-func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, ws, teamID, userID string, role workspace.TeamRole, now time.Time) error {
+// ws), in that order when several hold, and workspace.ErrChangeTeamForbidden
+// when asTeamAdmin and by's owner is no longer an admin of the team
+// (withTeamAdminCheck).
+func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, userID string, role workspace.TeamRole, now time.Time) error {
 	if !mapKeySafe(teamID) {
 		return workspace.ErrTeamNotFound
 	}
@@ -290,12 +325,26 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, ws, teamI
 			return workspace.ErrMemberNotFound
 		}
 		from := workspace.TeamRole(m.Teams[teamID])
+		if asTeamAdmin && userID == by.UserID && from != workspace.TeamRoleAdmin {
+			// Demoted since the handler read their role: the change of their
+			// own membership is conditioned on this read (withTeamAdminCheck).
+			return workspace.ErrChangeTeamForbidden
+		}
 		if from == role {
 			return nil // nothing changes, nothing is recorded
 		}
 		items, err := s.membershipItems(ws, teamID, userID, from, role)
 		if err != nil {
 			return err
+		}
+		admin := -1
+		if asTeamAdmin {
+			if items, err = s.withTeamAdminCheck(items, ws, teamID, by.UserID); err != nil {
+				return err
+			}
+			if len(items) > 4 {
+				admin = 4
+			}
 		}
 		action := workspace.ActionTeamMemberSet
 		if role == "" {
@@ -311,6 +360,8 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, ws, teamI
 			return nil
 		case failed[0] < 2:
 			return []error{workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound}[failed[0]]
+		case slices.Contains(failed, admin):
+			return workspace.ErrChangeTeamForbidden
 		case attempt >= maxReevaluations:
 			return workspace.ErrBusy
 		}

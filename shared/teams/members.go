@@ -48,11 +48,12 @@ func putMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := mayChange(r.Context(), store, caller, team); err != nil {
+		asTeamAdmin, err := workspace.MayChangeTeam(r.Context(), store, caller, team)
+		if err != nil {
 			return err
 		}
 		tm := workspace.TeamMembership{WorkspaceID: caller.WorkspaceID, TeamID: team, UserID: user, Role: workspace.TeamRole(*req.Role)}
-		if err := store.PutTeamMember(r.Context(), httpapi.Actor(r, caller), tm, clock.Now()); err != nil {
+		if err := store.PutTeamMember(r.Context(), httpapi.Actor(r, caller), asTeamAdmin, tm, clock.Now()); err != nil {
 			return err
 		}
 		httpapi.JSON(w, http.StatusOK, Membership{TeamID: team, UserID: user, Role: string(tm.Role)})
@@ -82,10 +83,11 @@ func deleteMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := mayChange(r.Context(), store, caller, team); err != nil {
+		asTeamAdmin, err := workspace.MayChangeTeam(r.Context(), store, caller, team)
+		if err != nil {
 			return err
 		}
-		if err := store.DeleteTeamMember(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, team, user, clock.Now()); err != nil {
+		if err := store.DeleteTeamMember(r.Context(), httpapi.Actor(r, caller), asTeamAdmin, caller.WorkspaceID, team, user, clock.Now()); err != nil {
 			return err
 		}
 		httpapi.NoContent(w)

@@ -18,10 +18,12 @@ import (
 type Store interface {
 	ListTeams(ctx context.Context, ws string) ([]workspace.Team, error)
 	CreateTeam(ctx context.Context, by workspace.Actor, t workspace.Team, now time.Time) error
-	RenameTeam(ctx context.Context, by workspace.Actor, ws, teamID, name string, now time.Time) error
+	// asTeamAdmin: the change holds only while by's owner is an admin of
+	// the team (mayChange).
+	RenameTeam(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, name string, now time.Time) error
 	TeamDetail(ctx context.Context, ws, teamID string, now time.Time) (workspace.TeamDetail, error)
-	PutTeamMember(ctx context.Context, by workspace.Actor, tm workspace.TeamMembership, now time.Time) error
-	DeleteTeamMember(ctx context.Context, by workspace.Actor, ws, teamID, userID string, now time.Time) error
+	PutTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, tm workspace.TeamMembership, now time.Time) error
+	DeleteTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, userID string, now time.Time) error
 	// Member reads a key owner's member item, for their role in a team
 	// (workspace.CanChangeTeam); only for callers who are not workspace admins.
 	Member(ctx context.Context, ws, userID string) (workspace.Member, error)

@@ -1,7 +1,6 @@
 package teams
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -25,24 +24,6 @@ func (req nameRequest) name() (string, error) {
 		return "", workspace.Invalid("name is required")
 	}
 	return workspace.TeamName(*req.Name)
-}
-
-// mayChange returns nil when caller may change team teamID, and
-// workspace.ErrChangeTeamForbidden otherwise (workspace.CanChangeTeam): a
-// workspace admin at once, anyone else after one read of their own member
-// item, whose teams hold their team roles. The owner's member item gone
-// (they left; the gateway caches its decision for a while) is no role.
-// Callers check the team's id with visibleTeam first, and write nothing
-// before it.
-func mayChange(ctx context.Context, store Store, caller workspace.Caller, teamID string) error {
-	if !workspace.NeedsTeamRole(caller) {
-		return nil
-	}
-	m, err := store.Member(ctx, caller.WorkspaceID, caller.UserID)
-	if err != nil && !workspace.IsNotFound(err) {
-		return err
-	}
-	return workspace.CanChangeTeam(caller, m.RoleIn(teamID))
 }
 
 // visibleTeam returns the team id of r's path, or workspace.ErrTeamNotFound
@@ -158,10 +139,11 @@ func renameTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := mayChange(r.Context(), store, caller, id); err != nil {
+		asTeamAdmin, err := workspace.MayChangeTeam(r.Context(), store, caller, id)
+		if err != nil {
 			return err
 		}
-		if err := store.RenameTeam(r.Context(), httpapi.Actor(r, caller), caller.WorkspaceID, id, name, clock.Now()); err != nil {
+		if err := store.RenameTeam(r.Context(), httpapi.Actor(r, caller), asTeamAdmin, caller.WorkspaceID, id, name, clock.Now()); err != nil {
 			return err
 		}
 		d, err := store.TeamDetail(r.Context(), caller.WorkspaceID, id, clock.Now())

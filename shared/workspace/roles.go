@@ -1,5 +1,7 @@
 package workspace
 
+import "context"
+
 // Role is a member's workspace role.
 type Role string
 
@@ -63,6 +65,30 @@ func CanChangeTeam(c Caller, roleInTeam TeamRole) error {
 // NeedsTeamRole reports whether CanChangeTeam's answer for c depends on the
 // owner's role in the team, so it must be read: not for a workspace admin.
 func NeedsTeamRole(c Caller) bool { return c.Role != RoleAdmin }
+
+// MemberReader reads a key owner's member item, whose teams hold their team
+// roles.
+type MemberReader interface {
+	Member(ctx context.Context, ws, userID string) (Member, error)
+}
+
+// MayChangeTeam returns nil when c may change team teamID, and
+// ErrChangeTeamForbidden otherwise (CanChangeTeam): a workspace admin at
+// once, anyone else after one read of their own member item. The owner's
+// member item gone (they left; the gateway caches its decision for a while)
+// is no role. asTeamAdmin reports that c may change the team only as its
+// admin: the write must then hold only while they still are one, since a
+// demotion may land between this read and the write.
+func MayChangeTeam(ctx context.Context, members MemberReader, c Caller, teamID string) (asTeamAdmin bool, err error) {
+	if !NeedsTeamRole(c) {
+		return false, nil
+	}
+	m, err := members.Member(ctx, c.WorkspaceID, c.UserID)
+	if err != nil && !IsNotFound(err) {
+		return false, err
+	}
+	return true, CanChangeTeam(c, m.RoleIn(teamID))
+}
 
 // ErrAuditLogForbidden is the 403 of the audit log from a key whose owner is
 // not a workspace admin.

@@ -289,4 +289,3 @@ func (g *Gateway) readBody(r *http.Request) ([]byte, *gatewayError) {
 	}
 	return body, nil
 }
-

@@ -320,22 +320,46 @@ func (r *Response) Error(t testing.TB) string {
 // not match the OpenAPI document or an error body is not exactly {"error": string}.
 func (e *Env) Do(t testing.TB, method, path, key, body string) *Response {
 	t.Helper()
-	headers := map[string]string{}
-	if key != "" {
-		headers["Authorization"] = "Bearer " + key
-	}
-	return e.DoRaw(t, method, path, headers, body)
+	return e.DoRaw(t, method, path, Bearer(key), body)
 }
 
 // DoRaw is Do with the request's headers given as they are (an empty value
 // sends no header), with the same checks of the response.
 func (e *Env) DoRaw(t testing.TB, method, path string, headers map[string]string, body string) *Response {
 	t.Helper()
+	req := NewRequest(t, method, e.URL+path, headers, body)
+	e.FunctionTrips.Reset()
+	e.AuthorizerTrips.Reset()
+	res, data := Send(t, req)
+	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: data,
+		FunctionTrips: e.FunctionTrips.Count(), AuthorizerTrips: e.AuthorizerTrips.Count(), FunctionPath: e.FunctionTrips.Depth()}
+	CheckResponse(t, e.validator, req, resp.Status, resp.Header, resp.Body)
+	if !e.validator.HasRoute(req) && resp.Status != http.StatusNotFound {
+		// The gateway answers unknown routes 404 before anything runs; the
+		// document has no operation to hold them to.
+		t.Errorf("%s %s is not in the OpenAPI document but answered %d", req.Method, req.URL.Path, resp.Status)
+	}
+	return resp
+}
+
+// Bearer is the Authorization header of key as a bearer credential, for
+// NewRequest; an empty key sends none.
+func Bearer(key string) map[string]string {
+	if key == "" {
+		return map[string]string{}
+	}
+	return map[string]string{"Authorization": "Bearer " + key}
+}
+
+// NewRequest is a request of method to url with headers (an empty value
+// sends no header) and body as JSON text (none when empty).
+func NewRequest(t testing.TB, method, url string, headers map[string]string, body string) *http.Request {
+	t.Helper()
 	var rdr io.Reader
 	if body != "" {
 		rdr = bytes.NewBufferString(body)
 	}
-	req, err := http.NewRequest(method, e.URL+path, rdr)
+	req, err := http.NewRequest(method, url, rdr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,41 +371,60 @@ func (e *Env) DoRaw(t testing.TB, method, path string, headers map[string]string
 			req.Header.Set(k, v)
 		}
 	}
-	e.FunctionTrips.Reset()
-	e.AuthorizerTrips.Reset()
+	return req
+}
+
+// Send sends req with the default client and returns the response with its
+// whole body, read and closed.
+func Send(t testing.TB, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: data,
-		FunctionTrips: e.FunctionTrips.Count(), AuthorizerTrips: e.AuthorizerTrips.Count(), FunctionPath: e.FunctionTrips.Depth()}
-	e.check(t, req, resp)
-	return resp
+	return res, data
 }
 
-// check holds every response to the document and every error to its shape.
-func (e *Env) check(t testing.TB, req *http.Request, resp *Response) {
+// CheckResponse holds an answer to req to the OpenAPI document of v when
+// the document has req's route, and an error answer to the error shape
+// (CheckErrorBody).
+func CheckResponse(t testing.TB, v *apispec.Validator, req *http.Request, status int, header http.Header, body []byte) {
 	t.Helper()
-	if resp.Status >= 400 {
-		CheckErrorBody(t, resp.Header, resp.Body)
+	if status >= 400 {
+		CheckErrorBody(t, header, body)
 	}
-	if !e.validator.HasRoute(req) {
-		// The gateway answers unknown routes 404 before anything runs; the
-		// document has no operation to hold them to.
-		if resp.Status != http.StatusNotFound {
-			t.Errorf("%s %s is not in the OpenAPI document but answered %d", req.Method, req.URL.Path, resp.Status)
-		}
+	if !v.HasRoute(req) {
 		return
 	}
-	if err := e.validator.ValidateResponse(context.Background(), req, resp.Status, resp.Header, resp.Body); err != nil {
-		t.Errorf("%s %s answered %d %s, which the OpenAPI document does not allow: %v",
-			req.Method, req.URL.Path, resp.Status, resp.Body, err)
+	if err := v.ValidateResponse(context.Background(), req, status, header, body); err != nil {
+		t.Errorf("%s %s answered %d %s, which the OpenAPI document does not allow: %v", req.Method, req.URL.Path, status, body, err)
 	}
+}
+
+// LogBuffer is a log that a server writes and the test reads while it runs:
+// a bytes.Buffer safe for both at once.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p to the log.
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns the log so far.
+func (b *LogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // CheckErrorBody fails the test unless body is exactly one JSON object with one

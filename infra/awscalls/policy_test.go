@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -235,33 +236,33 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	usage := map[string]any{"type": "credits.used", "id": "perm-1", "workspaceId": "ws_acme", "agentId": "agt_release_notes",
 		"credits": 50, "occurredAt": at, "chatId": "chat_refund"}
 	awscalls.Invoke(t, env.URL, "IngestFunction", map[string]any{"Records": []any{
-		awscalls.SQSRecord("m1", usage),
-		awscalls.SQSRecord("m2", usage),
-		awscalls.SQSRecord("m3", map[string]any{"type": "credits.used", "id": "perm-2", "workspaceId": "ws_acme",
+		awsevents.SQSMessage("m1", usage),
+		awsevents.SQSMessage("m2", usage),
+		awsevents.SQSMessage("m3", map[string]any{"type": "credits.used", "id": "perm-2", "workspaceId": "ws_acme",
 			"agentId": "agt_lead_qualifier", "credits": 500, "occurredAt": at}),
-		awscalls.SQSRecord("m4", map[string]any{"type": "chat.message", "id": "perm-3", "workspaceId": "ws_acme",
+		awsevents.SQSMessage("m4", map[string]any{"type": "chat.message", "id": "perm-3", "workspaceId": "ws_acme",
 			"agentId": "agt_support_triage", "chatId": "chat_new", "chat": map[string]any{"shortDesc": "New"},
 			"message": map[string]any{"format": "text", "body": "hello", "messageId": "msg-1", "ts": at}}),
-		awscalls.SQSRecord("m5", map[string]any{"type": "diary.entry", "id": "perm-4", "workspaceId": "ws_acme",
+		awsevents.SQSMessage("m5", map[string]any{"type": "diary.entry", "id": "perm-4", "workspaceId": "ws_acme",
 			"agentId": "agt_support_triage", "entry": map[string]any{"id": "d-perm", "customerId": "c1", "timestamp": at,
 				"type": "note", "title": "t", "details": "d", "conversationId": "chat_new"}}),
-		awscalls.SQSRecord("m6", map[string]any{"type": "metric.recorded", "id": "perm-5", "workspaceId": "ws_acme",
+		awsevents.SQSMessage("m6", map[string]any{"type": "metric.recorded", "id": "perm-5", "workspaceId": "ws_acme",
 			"agentId": "agt_support_triage", "metric": "Tickets resolved", "record": map[string]any{"id": "r-perm", "occurredAt": at, "value": 3}}),
-		awscalls.SQSRecord("m7", "{not json"),
+		awsevents.SQSMessage("m7", "{not json"),
 	}})
 
 	// The scheduler at the next day and the next month: it resumes what
 	// the limits above stopped and paused.
 	tomorrow := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 	nextMonth := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-	awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick-1", tomorrow.Format(time.RFC3339)))
-	awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick-2", nextMonth.Format(time.RFC3339)))
+	awscalls.Invoke(t, env.URL, "SchedulerFunction", awsevents.Scheduled("tick-1", tomorrow))
+	awscalls.Invoke(t, env.URL, "SchedulerFunction", awsevents.Scheduled("tick-2", nextMonth))
 
 	// Retention: the TTL removed a seat-holding invitation, and one that
 	// held no seat.
 	awscalls.Invoke(t, env.URL, "RetentionFunction", map[string]any{"Records": []any{
-		awscalls.TTLRemoval("1", "ws_acme", "inv_demo_oldhire"),
-		awscalls.TTLRemovalOf("2", "ws_acme", "inv_demo_seatless", false),
+		awsevents.TTLRemoval("1", "ws_acme", "inv_demo_oldhire", true),
+		awsevents.TTLRemoval("2", "ws_acme", "inv_demo_seatless", false),
 	}})
 
 	// The audit log, whole and by each filter: each filter reads an index
@@ -274,7 +275,7 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	// Limit events: the stream hands the events function an outbox item's
 	// insertion, which it publishes to the bus.
 	if got := awscalls.Invoke(t, env.URL, "EventsFunction", map[string]any{"Records": []any{
-		awscalls.OutboxInsert("1", "ws_acme", "evt_session"),
+		awsevents.OutboxInsert("1", "ws_acme", "evt_session"),
 	}}); string(got) != `{"batchItemFailures":[]}` {
 		t.Fatalf("events function: %s", got)
 	}

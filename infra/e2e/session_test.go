@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
-	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 )
 
 // The demo fixture's keys (infra/fixtures/demo.json).
@@ -266,7 +266,7 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 			`{"type": "credits.used", "id": "e2e-bad-1", "workspaceId": "ws_acme"`,
 		}
 		var got events.SQSEventResponse
-		if err := json.Unmarshal(d.invoke(t, "IngestFunction", sqsEvent(bodies)), &got); err != nil {
+		if err := json.Unmarshal(d.invoke(t, "IngestFunction", awsevents.SQSBatch(bodies...)), &got); err != nil {
 			t.Fatalf("decode: %v", err)
 		}
 		var failed []string
@@ -298,7 +298,7 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 			Now           string `json:"now"`
 			ResumedAgents int    `json:"resumedAgents"`
 		}
-		if err := json.Unmarshal(d.invoke(t, "SchedulerFunction", scheduledEvent(tomorrow)), &got); err != nil {
+		if err := json.Unmarshal(d.invoke(t, "SchedulerFunction", awsevents.Scheduled("e2e-tick", tomorrow)), &got); err != nil {
 			t.Fatalf("decode: %v", err)
 		}
 		if got.ResumedAgents < 1 || !strings.HasPrefix(got.Now, tomorrow.Format("2006-01-02T00:00:00")) {
@@ -330,7 +330,7 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		if holds, ok := old.Attributes["holdsSeat"].(*types.AttributeValueMemberBOOL); !ok || !holds.Value {
 			t.Fatalf("the invitation %s held no seat: %v", vars["invite"], old.Attributes)
 		}
-		body := d.invoke(t, "RetentionFunction", ttlRemoval(d.store.Table(), key, old.Attributes))
+		body := d.invoke(t, "RetentionFunction", events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{awsevents.Removal("1", old.Attributes, true)}})
 		if got, want := string(body), `{"batchItemFailures":[]}`; got != want {
 			t.Errorf("retention: got %s, want %s", got, want)
 		}
@@ -344,7 +344,7 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		}
 	})
 	t.Run("a limit event's outbox insertion is published by EventsFunction", func(t *testing.T) {
-		body := d.invoke(t, "EventsFunction", map[string]any{"Records": []any{awscalls.OutboxInsert("1", "ws_acme", "evt_e2e")}})
+		body := d.invoke(t, "EventsFunction", events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{awsevents.OutboxInsert("1", "ws_acme", "evt_e2e")}})
 		if got, want := string(body), `{"batchItemFailures":[]}`; got != want {
 			t.Errorf("events: got %s, want %s", got, want)
 		}
@@ -423,87 +423,4 @@ func authorizerEvent(key string) events.APIGatewayCustomAuthorizerRequestTypeReq
 			Identity: events.APIGatewayCustomAuthorizerRequestTypeRequestIdentity{SourceIP: "203.0.113.7"},
 		},
 	}
-}
-
-// sqsEvent is the batch Lambda's SQS event source delivers: one record per
-// message body, ids msg-1, msg-2, ...
-func sqsEvent(bodies []string) events.SQSEvent {
-	var ev events.SQSEvent
-	sent := fmt.Sprint(time.Now().UnixMilli())
-	for i, body := range bodies {
-		ev.Records = append(ev.Records, events.SQSMessage{
-			MessageId: fmt.Sprintf("msg-%d", i+1), ReceiptHandle: fmt.Sprintf("AQEB-e2e-%d", i+1), Body: body,
-			Md5OfBody: "00000000000000000000000000000000",
-			Attributes: map[string]string{
-				"ApproximateReceiveCount": "1", "SentTimestamp": sent, "SenderId": "AIDAE2E", "ApproximateFirstReceiveTimestamp": sent,
-			},
-			MessageAttributes: map[string]events.SQSMessageAttribute{},
-			EventSource:       "aws:sqs",
-			EventSourceARN:    "arn:aws:sqs:us-east-1:123456789012:workspace-api-shared-ingest",
-			AWSRegion:         "us-east-1",
-		})
-	}
-	return ev
-}
-
-// scheduledEvent is the event EventBridge's schedule sends at t.
-func scheduledEvent(at time.Time) map[string]any {
-	return map[string]any{
-		"version": "0", "id": "e2e-tick", "detail-type": "Scheduled Event", "source": "aws.events",
-		"account": "123456789012", "time": at.Format(time.RFC3339), "region": "us-east-1",
-		"resources": []string{"arn:aws:events:us-east-1:123456789012:rule/workspace-api-shared-daily"}, "detail": map[string]any{},
-	}
-}
-
-// ttlRemoval is the stream batch of one TTL removal of the item with key
-// and old image, as Lambda's DynamoDB event source delivers it.
-func ttlRemoval(table string, key, old map[string]types.AttributeValue) map[string]any {
-	return map[string]any{"Records": []any{map[string]any{
-		"eventID": "e2e-ttl-1", "eventName": "REMOVE", "eventVersion": "1.1", "eventSource": "aws:dynamodb", "awsRegion": "us-east-1",
-		"eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/" + table + "/stream/2026-11-21T00:00:00.000",
-		"userIdentity":   map[string]string{"type": "Service", "principalId": "dynamodb.amazonaws.com"},
-		"dynamodb": map[string]any{
-			"ApproximateCreationDateTime": time.Now().Unix(), "SequenceNumber": "4421584500000000017450439091",
-			"SizeBytes": 300, "StreamViewType": "OLD_IMAGE", "Keys": streamImage(key), "OldImage": streamImage(old),
-		},
-	}}}
-}
-
-// streamImage renders an item in the stream record's JSON form.
-func streamImage(item map[string]types.AttributeValue) map[string]any {
-	out := make(map[string]any, len(item))
-	for k, v := range item {
-		out[k] = streamValue(v)
-	}
-	return out
-}
-
-func streamValue(v types.AttributeValue) any {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return map[string]string{"S": v.Value}
-	case *types.AttributeValueMemberN:
-		return map[string]string{"N": v.Value}
-	case *types.AttributeValueMemberBOOL:
-		return map[string]bool{"BOOL": v.Value}
-	case *types.AttributeValueMemberNULL:
-		return map[string]bool{"NULL": true}
-	case *types.AttributeValueMemberB:
-		return map[string][]byte{"B": v.Value}
-	case *types.AttributeValueMemberSS:
-		return map[string][]string{"SS": v.Value}
-	case *types.AttributeValueMemberNS:
-		return map[string][]string{"NS": v.Value}
-	case *types.AttributeValueMemberBS:
-		return map[string][][]byte{"BS": v.Value}
-	case *types.AttributeValueMemberL:
-		l := make([]any, len(v.Value))
-		for i, e := range v.Value {
-			l[i] = streamValue(e)
-		}
-		return map[string]any{"L": l}
-	case *types.AttributeValueMemberM:
-		return map[string]any{"M": streamImage(v.Value)}
-	}
-	panic(fmt.Sprintf("unknown attribute value %T", v))
 }

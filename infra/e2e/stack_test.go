@@ -1,12 +1,10 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -16,7 +14,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -256,24 +253,6 @@ func (r *recorder) take() []outcome {
 	return out
 }
 
-// lockedBuffer is the gateway's log.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // deployment is the whole stack of packaged functions over one table.
 type deployment struct {
 	url       string // the local API Gateway's base URL
@@ -282,7 +261,7 @@ type deployment struct {
 	db        *dynamodb.Client
 	store     *dynamo.Store
 	validator *apispec.Validator
-	gwLog     *lockedBuffer
+	gwLog     *apitest.LogBuffer // the gateway's log
 }
 
 // deploy loads the demo fixture into a fresh table of DynamoDB Local, builds
@@ -336,7 +315,7 @@ func deploy(t *testing.T) *deployment {
 	}
 	bins := build(t, root, ids)
 
-	d := &deployment{functions: map[string]*function{}, rec: &recorder{}, db: db, store: store, gwLog: &lockedBuffer{}}
+	d := &deployment{functions: map[string]*function{}, rec: &recorder{}, db: db, store: store, gwLog: &apitest.LogBuffer{}}
 	t.Cleanup(func() {
 		for _, id := range ids {
 			f := d.functions[id]
@@ -423,37 +402,9 @@ type response struct {
 // not exactly {"error": "..."}.
 func (d *deployment) do(t *testing.T, method, path, key, body string) response {
 	t.Helper()
-	var rdr io.Reader
-	if body != "" {
-		rdr = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, d.url+path, rdr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode >= 400 {
-		apitest.CheckErrorBody(t, res.Header, data)
-	}
-	if d.validator.HasRoute(req) {
-		if err := d.validator.ValidateResponse(context.Background(), req, res.StatusCode, res.Header, data); err != nil {
-			t.Errorf("%s %s answered %d %s, which the OpenAPI document does not allow: %v", method, path, res.StatusCode, data, err)
-		}
-	}
+	req := apitest.NewRequest(t, method, d.url+path, apitest.Bearer(key), body)
+	res, data := apitest.Send(t, req)
+	apitest.CheckResponse(t, d.validator, req, res.StatusCode, res.Header, data)
 	return response{status: res.StatusCode, header: res.Header, body: data}
 }
 

@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/agentplatform/workspaceapi/infra/requestid"
 )
 
 // Lambda's limits for a synchronous invocation (the Lambda quotas page: 6 MB
@@ -165,7 +167,7 @@ func lambdaEnv(binary, api string, env map[string]string) map[string]string {
 		"AWS_LAMBDA_FUNCTION_VERSION":     "$LATEST",
 		"AWS_LAMBDA_INITIALIZATION_TYPE":  "on-demand",
 		"AWS_LAMBDA_LOG_GROUP_NAME":       "/aws/lambda/" + name,
-		"AWS_LAMBDA_LOG_STREAM_NAME":      time.Now().UTC().Format("2006/01/02") + "/[$LATEST]" + newID(),
+		"AWS_LAMBDA_LOG_STREAM_NAME":      time.Now().UTC().Format("2006/01/02") + "/[$LATEST]" + requestid.New(),
 		"AWS_REGION":                      "us-east-1",
 		// Stand-ins: a function under test must never reach a real account.
 		"AWS_ACCESS_KEY_ID":     "AKIDLAMBDAEMU",
@@ -281,7 +283,7 @@ func (p *Process) Invoke(ctx context.Context, payload []byte, timeout time.Durat
 	default:
 	}
 	inv := &invocation{
-		id: newID(), payload: payload, timeout: timeout, traceID: newTraceID(),
+		id: requestid.New(), payload: payload, timeout: timeout, traceID: newTraceID(),
 		dispatched: make(chan struct{}), done: make(chan struct{}),
 	}
 	// Until the runtime first asks for an event it is initializing, which
@@ -537,15 +539,6 @@ func apiError(w http.ResponseWriter, status int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-}
-
-// newID returns a random UUID, the form of Lambda's request ids.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // newTraceID returns an X-Ray trace header as Lambda passes it.

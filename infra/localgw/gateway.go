@@ -3,7 +3,6 @@ package localgw
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/workspaceapi/infra/requestid"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -157,7 +157,7 @@ type response struct {
 // (Options.Events).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	id := newRequestID()
+	id := requestid.New()
 	var res *response
 	switch {
 	case isLocalInvoke(r.URL.Path):
@@ -288,13 +288,4 @@ func (g *Gateway) readBody(r *http.Request) ([]byte, *gatewayError) {
 		return nil, &gatewayError{responseType: requestTooLarge, message: "Request Too Long"}
 	}
 	return body, nil
-}
-
-// newRequestID returns a random UUID, as API Gateway's request ids are.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/agentplatform/workspaceapi/infra/requestid"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -114,7 +115,7 @@ func (f *function) start(ctx context.Context, arn string, payload []byte) <-chan
 	out := make(chan invocation, 1)
 	handler := f.acquire()
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: newRequestID(), InvokedFunctionArn: arn})
+	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: requestid.New(), InvokedFunctionArn: arn})
 
 	done := make(chan invocation, 1)
 	go func() {

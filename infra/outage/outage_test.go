@@ -25,6 +25,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -332,7 +333,7 @@ func TestIngestReportsExactlyTheRecordsItCouldNotApplyAndARedeliveryCountsNothin
 				"agentId": agent, "entry": map[string]any{"id": fmt.Sprintf("d-out-%d", i), "customerId": "c", "timestamp": at,
 					"type": "note", "title": "t", "details": "d"}}
 		}
-		rec := awscalls.SQSRecord(fmt.Sprintf("m%d", i), ev)
+		rec := awsevents.SQSMessage(fmt.Sprintf("m%d", i), ev)
 		records = append(records, rec)
 		byID[fmt.Sprintf("m%d", i)] = rec
 	}
@@ -407,12 +408,12 @@ func TestASchedulerRunCutPartWayFinishesItsWorkOnTheNextRun(t *testing.T) {
 	now := env.Clock.Now()
 	var usage []any
 	for i, id := range ids {
-		usage = append(usage, awscalls.SQSRecord(fmt.Sprintf("u%d", i), map[string]any{"type": "credits.used",
+		usage = append(usage, awsevents.SQSMessage(fmt.Sprintf("u%d", i), map[string]any{"type": "credits.used",
 			"id": "stop-" + id, "workspaceId": "ws_acme", "agentId": id, "credits": 2, "occurredAt": now.Add(-time.Minute).Format(time.RFC3339)}))
 	}
 	awscalls.Invoke(t, env.URL, "IngestFunction", map[string]any{"Records": usage})
 	tomorrow := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
-	event, _ := json.Marshal(awscalls.ScheduledEvent("cut", tomorrow.Format(time.RFC3339)))
+	event, _ := json.Marshal(awsevents.Scheduled("cut", tomorrow))
 
 	faults.Arm(dynamolocal.ServerError, 1, "TransactWriteItems")
 	res, err := http.Post(env.URL+"/_local/invoke/SchedulerFunction", "application/json", strings.NewReader(string(event)))

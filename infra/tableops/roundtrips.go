@@ -65,3 +65,17 @@ func (c *RoundTrips) Count() int {
 func (c *RoundTrips) Depth() int {
 	return c.counter.Depth()
 }
+
+// OpCount returns how many of the round trips since the last Reset were of
+// operation op (e.g. "TransactWriteItems").
+func (c *RoundTrips) OpCount(op string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, o := range c.ops {
+		if o == op {
+			n++
+		}
+	}
+	return n
+}

@@ -9,11 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/agentplatform/workspaceapi/infra/redactcorpus"
-	"github.com/agentplatform/workspaceapi/shared/agentdata"
-	"github.com/agentplatform/workspaceapi/shared/authctx"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -72,16 +68,7 @@ func TestNoCorpusCredentialComesBackThroughTheChatRoute(t *testing.T) {
 // TestAChatOf20MBIsServedWithinLambdasLimit from memory: the function's own
 // cost (assembling, redacting, encoding and gzipping), without storage.
 func BenchmarkChatFunction20MB(b *testing.B) {
-	chat := workspace.Chat{ChatMeta: workspace.ChatMeta{ID: "c1", AgentID: "a1", CreatedDate: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)},
-		Messages: benchChat(21 << 20)}
-	handler := agentdata.ChatFunction(agentdata.ChatDeps{Store: servedChat{chat: chat}})
-	caller := workspace.Caller{WorkspaceID: "ws1", KeyID: "k1", UserID: "u1", Role: workspace.RoleAdmin, Scopes: []workspace.Scope{workspace.ScopeRead}}
-	req := events.APIGatewayProxyRequest{
-		HTTPMethod: "GET", Path: "/workspaceapi/agents/a1/chats/c1", Resource: "/workspaceapi/agents/{agentId}/chats/{chatId}",
-		PathParameters: map[string]string{"agentId": "a1", "chatId": "c1"},
-		Headers:        map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip"},
-		RequestContext: events.APIGatewayProxyRequestContext{Authorizer: authctx.Encode(caller)},
-	}
+	handler, req := served20MBChat()
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := handler(context.Background(), req)

@@ -18,7 +18,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
-	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
 )
@@ -166,14 +166,14 @@ func TestNoChangeLandsWithoutItsEntryNorAnEntryWithoutItsChange(t *testing.T) {
 		{"key update", api(t, env, "PATCH", "/workspaceapi/keys/key_acme_creator", adminKey, `{"disabled": true}`), 0, nil},
 		{"key revoke", api(t, env, "DELETE", "/workspaceapi/keys/key_acme_creator", adminKey, ""), 0, nil},
 		{"ingest", func() (int, string) {
-			return invoke("IngestFunction", map[string]any{"Records": []any{awscalls.SQSRecord("m1", map[string]any{
+			return invoke("IngestFunction", map[string]any{"Records": []any{awsevents.SQSMessage("m1", map[string]any{
 				"type": "credits.used", "id": "atomic-1", "workspaceId": "ws_acme", "agentId": "agt_support_triage", "credits": 60, "occurredAt": now})}})
 		}, 1, []string{"usage", "event", "chat"}},
 		{"scheduler", func() (int, string) {
-			return invoke("SchedulerFunction", awscalls.ScheduledEvent("tick", time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC).Format(time.RFC3339)))
+			return invoke("SchedulerFunction", awsevents.Scheduled("tick", time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)))
 		}, 0, nil},
 		{"retention", func() (int, string) {
-			return invoke("RetentionFunction", map[string]any{"Records": []any{awscalls.TTLRemoval("1", "ws_acme", "inv_demo_oldhire")}})
+			return invoke("RetentionFunction", map[string]any{"Records": []any{awsevents.TTLRemoval("1", "ws_acme", "inv_demo_oldhire", true)}})
 		}, 0, nil},
 	} {
 		seen.reset()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -221,8 +222,8 @@ func TestEveryWriteRecordsWhoChangedWhatAndWhen(t *testing.T) {
 		{"ingest: usage stops an agent and pauses a team", invoke("IngestFunction", func() any {
 			now := env.Clock.Now().Format(time.RFC3339)
 			return map[string]any{"Records": []any{
-				awscalls.SQSRecord("m1", map[string]any{"type": "credits.used", "id": "trail-1", "workspaceId": "ws_acme", "agentId": "agt_onboarding", "credits": 6, "occurredAt": now}),
-				awscalls.SQSRecord("m2", map[string]any{"type": "credits.used", "id": "trail-2", "workspaceId": "ws_acme", "agentId": "agt_lead_qualifier", "credits": 20, "occurredAt": now}),
+				awsevents.SQSMessage("m1", map[string]any{"type": "credits.used", "id": "trail-1", "workspaceId": "ws_acme", "agentId": "agt_onboarding", "credits": 6, "occurredAt": now}),
+				awsevents.SQSMessage("m2", map[string]any{"type": "credits.used", "id": "trail-2", "workspaceId": "ws_acme", "agentId": "agt_lead_qualifier", "credits": 20, "occurredAt": now}),
 			}}
 		}),
 			func() []string {
@@ -232,22 +233,22 @@ func TestEveryWriteRecordsWhoChangedWhatAndWhen(t *testing.T) {
 				}
 			}},
 		{"the scheduler resumes what a new day frees", invoke("SchedulerFunction", func() any {
-			return awscalls.ScheduledEvent("tick-day", tomorrow.Format(time.RFC3339))
+			return awsevents.Scheduled("tick-day", tomorrow)
 		}),
 			func() []string {
 				return []string{`agent.resumed agent:agt_onboarding by system:scheduler {"status":{"from":"stopped","to":"running"},"statusReason":{"from":"daily_limit","to":null}}`}
 			}},
 		{"and a new month", invoke("SchedulerFunction", func() any {
-			return awscalls.ScheduledEvent("tick-month", december.Format(time.RFC3339))
+			return awsevents.Scheduled("tick-month", december)
 		}),
 			func() []string {
 				return []string{`team.resumed team:team_growth by system:scheduler {"paused":{"from":true,"to":false}}`}
 			}},
 		{"retention: the TTL removed invitations", invoke("RetentionFunction", func() any {
 			return map[string]any{"Records": []any{
-				awscalls.TTLRemoval("1", "ws_acme", "inv_demo_oldhire"),
-				awscalls.TTLRemovalOf("2", "ws_acme", "inv_gone_seatless", false),
-				awscalls.TTLRemoval("1", "ws_acme", "inv_demo_oldhire"), // redelivered: recorded once
+				awsevents.TTLRemoval("1", "ws_acme", "inv_demo_oldhire", true),
+				awsevents.TTLRemoval("2", "ws_acme", "inv_gone_seatless", false),
+				awsevents.TTLRemoval("1", "ws_acme", "inv_demo_oldhire", true), // redelivered: recorded once
 			}}
 		}),
 			func() []string {

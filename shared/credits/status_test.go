@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 )
 
 const statusPath = "/workspaceapi/agents/status"
@@ -131,7 +132,7 @@ func TestADisabledAgentsUsageCountsAndTheSchedulerNeverResumesIt(t *testing.T) {
 	// The next day's run lifts the daily stop underneath, and resumes nothing a reader sees.
 	tomorrow := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	env.Clock.Advance(tomorrow.Sub(env.Clock.Now()))
-	got := awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick", tomorrow.Format(time.RFC3339)))
+	got := awscalls.Invoke(t, env.URL, "SchedulerFunction", awsevents.Scheduled("tick", tomorrow))
 	if want := `"resumedAgents":0`; !strings.Contains(string(got), want) {
 		t.Errorf("scheduler: %s, want %s", got, want)
 	}

@@ -268,7 +268,7 @@ func TestSameLimitsAreUnchangedAndNotWritten(t *testing.T) {
 	if !outs[0].Unchanged || !workspace.IsNotFound(outs[1].Err) || outs[2].Unchanged {
 		t.Fatalf("outcomes = %+v", outs)
 	}
-	if got := slices.Index(w.rt.Ops(), "TransactWriteItems"); got < 0 || countOps(w.rt.Ops(), "TransactWriteItems") != 1 {
+	if got := slices.Index(w.rt.Ops(), "TransactWriteItems"); got < 0 || w.rt.OpCount("TransactWriteItems") != 1 {
 		t.Errorf("ops = %v, want exactly one transaction (a2's)", w.rt.Ops())
 	}
 }
@@ -334,7 +334,7 @@ func TestTeamLimitPausesAndResumesEveryAgentWithOneWrite(t *testing.T) {
 	if err != nil || !out.Paused || out.Unchanged {
 		t.Fatalf("lowering to the usage: %+v, %v; want paused", out, err)
 	}
-	if n := countOps(w.rt.Ops(), "TransactWriteItems"); n != 1 {
+	if n := w.rt.OpCount("TransactWriteItems"); n != 1 {
 		t.Errorf("pausing wrote %d transactions, want 1", n)
 	}
 	for _, a := range []string{"a1", "a2", "a3"} {
@@ -601,7 +601,7 @@ func TestUsageRoundTrips(t *testing.T) {
 	}
 	// One transaction holds every item once (DynamoDB refuses a transaction
 	// naming an item twice): each counter of the batch is written once.
-	if got := countOps(w.rt.Ops(), "TransactWriteItems"); got != 1 || w.rt.Count() != 3 {
+	if got := w.rt.OpCount("TransactWriteItems"); got != 1 || w.rt.Count() != 3 {
 		t.Errorf("a batch of 10 events of one agent: ops %v, want BatchGetItem, 1 TransactWriteItems, BatchGetItem", w.rt.Ops())
 	}
 	// Each needs the one before: the agents' teams decide the counters
@@ -612,14 +612,4 @@ func TestUsageRoundTrips(t *testing.T) {
 	if got := w.credit("a2", noon).Position.Today; math.Abs(got-11) > 1e-9 {
 		t.Errorf("today = %v, want 11", got)
 	}
-}
-
-func countOps(ops []string, op string) int {
-	n := 0
-	for _, o := range ops {
-		if o == op {
-			n++
-		}
-	}
-	return n
 }

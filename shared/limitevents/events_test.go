@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/limitevents"
 )
@@ -44,7 +45,7 @@ func ingest(t *testing.T, env *apitest.Env, agent string, credits []float64) {
 	for i, c := range credits {
 		id := fmt.Sprintf("%s-%d-%d", agent, env.Clock.Now().UnixNano(), i)
 		wg.Go(func() {
-			got := awscalls.Invoke(t, env.URL, "IngestFunction", map[string]any{"Records": []any{awscalls.SQSRecord("m-"+id, map[string]any{
+			got := awscalls.Invoke(t, env.URL, "IngestFunction", map[string]any{"Records": []any{awsevents.SQSMessage("m-"+id, map[string]any{
 				"type": "credits.used", "id": id, "workspaceId": "ws_a", "agentId": agent, "credits": c, "occurredAt": at,
 			})}})
 			if string(got) != `{"batchItemFailures":[]}` {
@@ -156,7 +157,7 @@ func TestEveryLimitChangeAndThresholdIsPublishedOnce(t *testing.T) {
 	// The scheduler's next day resumes ag_support1 (ag_daily runs already).
 	tomorrow := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	env.Clock.Advance(tomorrow.Sub(env.Clock.Now()))
-	awscalls.Invoke(t, env.URL, "SchedulerFunction", awscalls.ScheduledEvent("tick", tomorrow.Format(time.RFC3339)))
+	awscalls.Invoke(t, env.URL, "SchedulerFunction", awsevents.Scheduled("tick", tomorrow))
 	got = waitEvents(t, env, 14)
 	if last := got[13]; last != "Agent Resumed agent/ag_support1 daily_limit credits=0 limit=8 -> running" {
 		t.Errorf("after the scheduler: %s, want ag_support1 resumed", last)

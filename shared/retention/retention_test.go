@@ -2,18 +2,20 @@ package retention_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
+	"github.com/agentplatform/workspaceapi/infra/awscalls"
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -27,45 +29,11 @@ const fixture = `{"workspaces": [{"id": "ws_r", "name": "R", "seats": 3, "teamSe
  "members": [{"id": "u1", "email": "owner@r.example", "name": "Owner", "role": "admin", "tags": [], "joinedAt": "2026-01-01T00:00:00Z"}],
  "apiKeys": [{"key": "` + key + `", "name": "admin", "userId": "u1", "scopes": ["read", "write", "invite"], "teamId": null, "expiresAt": null, "disabled": false}]}]}`
 
-// ttlRemoval is the stream record DynamoDB writes when the time to live
-// deletes an item (userIdentity Service / dynamodb.amazonaws.com), as
-// Lambda's event source delivers it.
-func ttlRemoval(seq, ws, id string, holdsSeat bool, byTTL bool) map[string]any {
-	rec := map[string]any{
-		"eventID": "ev" + seq, "eventName": "REMOVE", "eventSource": "aws:dynamodb", "eventVersion": "1.1",
-		"awsRegion": "us-east-1", "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-11-21T00:00:00.000",
-		"dynamodb": map[string]any{
-			"ApproximateCreationDateTime": 1795000000, "SequenceNumber": seq, "SizeBytes": 300, "StreamViewType": "OLD_IMAGE",
-			"Keys": map[string]any{"PK": map[string]string{"S": "WS#" + ws}, "SK": map[string]string{"S": "INVITE#" + id}},
-			"OldImage": map[string]any{
-				"PK": map[string]string{"S": "WS#" + ws}, "SK": map[string]string{"S": "INVITE#" + id},
-				"entity": map[string]string{"S": "invitation"}, "id": map[string]string{"S": id},
-				"workspaceId": map[string]string{"S": ws}, "holdsSeat": map[string]bool{"BOOL": holdsSeat},
-			},
-		},
-	}
-	if byTTL {
-		rec["userIdentity"] = map[string]string{"type": "Service", "principalId": "dynamodb.amazonaws.com"}
-	}
-	return rec
-}
-
 // invoke sends a stream batch to the retention function through the local
 // runner's /_local/invoke, as Lambda's event source mapping would.
-func invoke(t *testing.T, env *apitest.Env, records ...map[string]any) string {
+func invoke(t *testing.T, env *apitest.Env, records ...events.DynamoDBEventRecord) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"Records": records})
-	res, err := http.Post(env.URL+"/_local/invoke/RetentionFunction", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out bytes.Buffer
-	_, _ = out.ReadFrom(res.Body)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("invoke: %d %s", res.StatusCode, out.String())
-	}
-	return out.String()
+	return string(awscalls.Invoke(t, env.URL, "RetentionFunction", events.DynamoDBEvent{Records: records}))
 }
 
 func seatsUsed(t *testing.T, env *apitest.Env) int {
@@ -113,13 +81,13 @@ func TestTheTTLRemovesAnInvitationAfterRetentionAndItsSeatIsFreedOnce(t *testing
 
 	tests := []struct {
 		name    string
-		records []map[string]any
+		records []events.DynamoDBEventRecord
 		want    int
 	}{
-		{"a removal by a user is not the TTL's", []map[string]any{ttlRemoval("1", "ws_r", inv.ID, true, false)}, 2},
-		{"a removed invitation that held no seat", []map[string]any{ttlRemoval("2", "ws_r", "inv_seatless", false, true)}, 2},
-		{"the TTL removed a seat holder: its seat is freed", []map[string]any{ttlRemoval("3", "ws_r", inv.ID, true, true)}, 1},
-		{"the same record again frees nothing more", []map[string]any{ttlRemoval("3", "ws_r", inv.ID, true, true)}, 1},
+		{"a removal by a user is not the TTL's", []events.DynamoDBEventRecord{awsevents.Removal("1", awsevents.Item(awsevents.Invitation("ws_r", inv.ID, true)), false)}, 2},
+		{"a removed invitation that held no seat", []events.DynamoDBEventRecord{awsevents.TTLRemoval("2", "ws_r", "inv_seatless", false)}, 2},
+		{"the TTL removed a seat holder: its seat is freed", []events.DynamoDBEventRecord{awsevents.TTLRemoval("3", "ws_r", inv.ID, true)}, 1},
+		{"the same record again frees nothing more", []events.DynamoDBEventRecord{awsevents.TTLRemoval("3", "ws_r", inv.ID, true)}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,8 +109,8 @@ func TestAFailedReleaseIsReportedByItsSequenceNumber(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, fixture)
 	// A workspace id DynamoDB refuses as a key (over 2 KB) makes the write fail.
-	bad := ttlRemoval("77", string(bytes.Repeat([]byte("w"), 3000)), "inv_x", true, true)
-	got := invoke(t, env, ttlRemoval("76", "ws_gone", "inv_y", true, true), bad)
+	bad := awsevents.TTLRemoval("77", string(bytes.Repeat([]byte("w"), 3000)), "inv_x", true)
+	got := invoke(t, env, awsevents.TTLRemoval("76", "ws_gone", "inv_y", true), bad)
 	if want := `{"batchItemFailures":[{"itemIdentifier":"77"}]}`; got != want {
 		t.Errorf("result %s, want %s", got, want)
 	}
@@ -169,7 +137,7 @@ func TestASeatFreedByTheRetentionFunctionDoesNotPassThroughTheClaimLeftBehind(t 
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "WS#ws_r"}, "SK": &types.AttributeValueMemberS{Value: "INVITE#" + inv.ID}}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := invoke(t, env, ttlRemoval("5", "ws_r", inv.ID, true, true)); got != `{"batchItemFailures":[]}` {
+	if got := invoke(t, env, awsevents.TTLRemoval("5", "ws_r", inv.ID, true)); got != `{"batchItemFailures":[]}` {
 		t.Fatalf("result %s, want no failures", got)
 	}
 	if got := seatsUsed(t, env); got != 1 {

@@ -49,7 +49,7 @@ func TestTagWritesOnEveryKind(t *testing.T) {
 				t.Errorf("applied %s, want %s", r.Applied, want)
 			}
 			wantWrites := map[bool]int{true: 0, false: 1}[*r.Unchanged]
-			if countOps(env.FunctionTrips.Ops(), "TransactWriteItems") != wantWrites {
+			if env.FunctionTrips.OpCount("TransactWriteItems") != wantWrites {
 				t.Errorf("ops %v, want %d TransactWriteItems (the update and its audit entry)", env.FunctionTrips.Ops(), wantWrites)
 			}
 			// Every kind, teams included (whose workspace the same batch
@@ -129,7 +129,7 @@ func TestAnAddPastFiftyTagsFailsForThatIDAlone(t *testing.T) {
 	if !other.Success || !slices.Equal(other.Tags, []string{"one-more"}) {
 		t.Errorf("ag_b: %+v, want it tagged regardless", other)
 	}
-	if countOps(env.FunctionTrips.Ops(), "TransactWriteItems") != 1 {
+	if env.FunctionTrips.OpCount("TransactWriteItems") != 1 {
 		t.Errorf("ops %v, want one TransactWriteItems (ag_b's)", env.FunctionTrips.Ops())
 	}
 }
@@ -218,26 +218,15 @@ func TestTagBatchDynamoDBBudget(t *testing.T) {
 	if s := b.Summary; s.Total != 100 || s.Succeeded != 100 || s.Unchanged != 40 {
 		t.Errorf("summary %+v, want 100 succeeded, 40 unchanged", s)
 	}
-	ops := env.FunctionTrips.Ops()
-	if countOps(ops, "BatchGetItem") != 1 || countOps(ops, "TransactWriteItems") != 60 || len(ops) != 61 {
+	trips := env.FunctionTrips
+	if n, gets, writes := len(trips.Ops()), trips.OpCount("BatchGetItem"), trips.OpCount("TransactWriteItems"); gets != 1 || writes != 60 || n != 61 {
 		t.Errorf("a batch of 100 ids changing 60: %d round trips (%d BatchGetItem, %d TransactWriteItems), want 1 BatchGetItem and 60 TransactWriteItems (an update and its audit entry each)",
-			len(ops), countOps(ops, "BatchGetItem"), countOps(ops, "TransactWriteItems"))
+			n, gets, writes)
 	}
 	env.Do(t, http.MethodPost, agentTags, keyAdmin, `{"ids": [`+ids("ag_x", 100)+`], "tags": ["done"]}`)
 	if ops := env.FunctionTrips.Ops(); len(ops) != 1 || ops[0] != "BatchGetItem" {
 		t.Errorf("a batch changing nothing: ops %v, want one BatchGetItem and no write", ops)
 	}
-}
-
-// countOps counts op in ops.
-func countOps(ops []string, op string) int {
-	n := 0
-	for _, o := range ops {
-		if o == op {
-			n++
-		}
-	}
-	return n
 }
 
 // show renders tags as JSON.

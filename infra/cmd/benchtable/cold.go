@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/benchbaseline"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -186,20 +187,20 @@ func (b *bench) coldSubject(ctx context.Context, id string) (*coldSubject, error
 	case "IngestFunction":
 		subj.what, subj.check = "an SQS batch of one credits.used event", checkBatch
 		subj.event = func(run int) []byte {
-			return sqsEvent([]string{fmt.Sprintf(`{"type": "credits.used", "id": "bench-cold-%s-%d", "workspaceId": "ws_acme", "agentId": "agt_kb_search", "credits": 0.01, "occurredAt": %q}`,
-				nonce, run, workspace.FormatTime(now.Add(-time.Second)))})
+			return mustJSON(awsevents.SQSBatch(fmt.Sprintf(`{"type": "credits.used", "id": "bench-cold-%s-%d", "workspaceId": "ws_acme", "agentId": "agt_kb_search", "credits": 0.01, "occurredAt": %q}`,
+				nonce, run, workspace.FormatTime(now.Add(-time.Second)))))
 		}
 	case "SchedulerFunction":
 		tomorrow := now.Truncate(24 * time.Hour).Add(24 * time.Hour)
 		subj.what, subj.check = "the daily scheduled event, at the next 00:00 UTC", checkJSON
-		subj.event = func(int) []byte { return scheduledEvent(tomorrow) }
+		subj.event = func(int) []byte { return mustJSON(awsevents.Scheduled("bench-tick", tomorrow)) }
 	case "EventsFunction":
 		subj.what, subj.check = "a stream batch of one limit event's outbox insertion", checkBatch
-		subj.event = func(run int) []byte { return outboxInserts(b.table, "ws_acme", fmt.Sprintf("%s_%d", nonce, run), 1) }
+		subj.event = func(run int) []byte { return outboxInserts("ws_acme", fmt.Sprintf("%s_%d", nonce, run), 1) }
 	case "RetentionFunction":
 		subj.what, subj.check = "a stream batch of one TTL removal of a seat-holding invitation", checkBatch
 		subj.event = func(run int) []byte {
-			return ttlRemovals(b.table, retentionWorkspace, []string{fmt.Sprintf("inv_bench_cold_%s_%d", nonce, run)})
+			return ttlRemovals(retentionWorkspace, []string{fmt.Sprintf("inv_bench_cold_%s_%d", nonce, run)})
 		}
 	}
 	if subj.event != nil {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentplatform/workspaceapi/infra/awsevents"
+	"github.com/agentplatform/workspaceapi/infra/chatgen"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -72,11 +74,11 @@ func (b *bench) heavyRequests() map[string]heavy {
 		"IngestFunction": {what: "an SQS batch of 25 chat.message events of 230 KB (a 6 MB event)", check: checkBatch,
 			event: func() []byte { return heavyIngest() }},
 		"SchedulerFunction": {what: fmt.Sprintf("the daily run resuming %d agents", s.stopped), check: checkResumed(s.stopped),
-			event: func() []byte { return scheduledEvent(tomorrow) }},
+			event: func() []byte { return mustJSON(awsevents.Scheduled("bench-tick", tomorrow)) }},
 		"EventsFunction": {what: "a stream batch of 100 limit events' outbox insertions (the template's BatchSize)", check: checkBatch,
-			event: func() []byte { return outboxInserts(b.table, "ws_acme", "heavy", 100) }},
+			event: func() []byte { return outboxInserts("ws_acme", "heavy", 100) }},
 		"RetentionFunction": {what: "a stream batch of 100 TTL removals (the template's BatchSize)", check: checkBatch,
-			event: func() []byte { return ttlRemovals(b.table, retentionWorkspace, removed) }},
+			event: func() []byte { return ttlRemovals(retentionWorkspace, removed) }},
 	}
 }
 
@@ -240,7 +242,7 @@ func (b *bench) loadBig(ctx context.Context, ids []string) error {
 	}
 	if need["ChatsFunction"] {
 		start := time.Now()
-		for i, m := range benchChat(s.chatMB << 20 * 108 / 100) {
+		for i, m := range chatgen.Messages(s.chatMB<<20*108/100, "sk-proj-BENCHplanted0123456789abcdef") {
 			if err := b.loader.PutChatMessage(ctx, fmt.Sprint("ev_heavy_chat_", i), bigWorkspace, bigChatAgent, bigChat, workspace.ChatUpdate{}, m, now); err != nil {
 				return err
 			}
@@ -327,63 +329,6 @@ type fixedClock time.Time
 // Now returns the clock's time.
 func (c fixedClock) Now() time.Time { return time.Time(c) }
 
-// words are the prose of the generated chats: a chat's text is not random
-// bytes, and its compressibility decides what fits Lambda's 6 MB.
-var words = strings.Fields(`the customer asked about their invoice for last month and whether the
-discount applies to annual plans we checked the account history found two payments one refunded
-agent will follow up with billing team tomorrow please confirm shipping address order number
-tracking delayed warehouse inventory report quarterly revenue forecast churn cohort analysis
-onboarding checklist integration webhook retry failed timeout database migration schema index
-query latency dashboard alert threshold escalation policy weekend support coverage holiday`)
-
-// prose returns about n bytes of words drawn by r.
-func prose(r *rand.Rand, n int) string {
-	var sb strings.Builder
-	for sb.Len() < n {
-		sb.WriteString(words[r.IntN(len(words))])
-		sb.WriteByte(' ')
-	}
-	return sb.String()
-}
-
-// benchChat returns messages totalling about size bytes of JSON: prose,
-// anthropic tool calls with JSON inputs and openai tool results with JSON
-// rows, with planted credentials, as shared/agentdata's chat benchmark
-// builds its chats.
-func benchChat(size int) []workspace.Message {
-	r := rand.New(rand.NewPCG(1, 2))
-	var msgs []workspace.Message
-	total := 0
-	ts := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	for i := 0; total < size; i++ {
-		var body any
-		format := workspace.FormatText
-		switch i % 3 {
-		case 0:
-			body = prose(r, 60_000)
-		case 1:
-			format = workspace.FormatAnthropic
-			body = map[string]any{"role": "assistant", "content": []any{
-				map[string]any{"type": "text", "text": prose(r, 20_000)},
-				map[string]any{"type": "tool_use", "id": fmt.Sprint("tu_", i), "name": "crm", "input": map[string]any{"apiKey": "plain-credential", "query": prose(r, 200)}}}}
-		default:
-			format = workspace.FormatOpenAI
-			var rows []map[string]any
-			for j := range 400 {
-				rows = append(rows, map[string]any{"id": j, "customer": prose(r, 30), "amount": r.Float64() * 1000, "status": "paid",
-					"token": "sk-proj-BENCHplanted0123456789abcdef"})
-			}
-			content, _ := json.Marshal(map[string]any{"rows": rows})
-			body = map[string]any{"role": "tool", "tool_call_id": fmt.Sprint("call_", i), "content": string(content)}
-		}
-		raw, _ := json.Marshal(body)
-		total += len(raw) + 200
-		ts = ts.Add(time.Second)
-		msgs = append(msgs, workspace.Message{Format: format, Body: raw, MessageID: fmt.Sprintf("m%05d", i), TS: ts})
-	}
-	return msgs
-}
-
 // heavyIngest is the largest SQS batch the ingest function gets: 25
 // messages (the template's BatchSize) of chat.message events of 230 KB of
 // prose each, under SQS's 256 KiB a message and Lambda's 6 MB an event.
@@ -396,12 +341,12 @@ func heavyIngest() []byte {
 			"type": "chat.message", "id": fmt.Sprintf("heavy-ingest-%d-%d", now.UnixNano(), i), "workspaceId": bigWorkspace,
 			"agentId": agentID(2), "chatId": "chat_ingest",
 			"chat": map[string]any{"createdDate": workspace.FormatTime(now), "shortDesc": "Heavy ingest", "llmModel": "claude-fast"},
-			"message": map[string]any{"format": "text", "body": prose(r, 230_000), "messageId": fmt.Sprintf("msg_heavy_%d_%d", now.UnixNano(), i),
+			"message": map[string]any{"format": "text", "body": chatgen.Prose(r, 230_000), "messageId": fmt.Sprintf("msg_heavy_%d_%d", now.UnixNano(), i),
 				"ts": workspace.FormatTime(now.Add(time.Duration(i) * time.Millisecond)), "senderName": "Bench"},
 		}
 		bodies = append(bodies, string(mustJSON(ev)))
 	}
-	return sqsEvent(bodies)
+	return mustJSON(awsevents.SQSBatch(bodies...))
 }
 
 // checkResumed requires the scheduler to have resumed n agents.

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +37,7 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func startRunner(t *testing.T) (string, *lockedBuffer) {
+func startRunner(t *testing.T) (string, *apitest.LogBuffer) {
 	t.Helper()
 	root := apitest.RepoRoot(t)
 	addr := freeAddr(t)
@@ -49,7 +48,7 @@ func startRunner(t *testing.T) (string, *lockedBuffer) {
 	t.Setenv("TEMPLATE", filepath.Join(root, "template.yaml"))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &apitest.LogBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, out) }()
 	t.Cleanup(func() {
@@ -147,14 +146,7 @@ func TestReadmeExamplesAnswerAsDocumented(t *testing.T) {
 			continue
 		}
 		checkDocumentedBody(t, ex, body)
-		if validator.HasRoute(req) {
-			if err := validator.ValidateResponse(context.Background(), req, res.StatusCode, res.Header, body); err != nil {
-				t.Errorf("README line %d: the answer breaks the OpenAPI document: %v", ex.line, err)
-			}
-		}
-		if res.StatusCode >= 400 {
-			apitest.CheckErrorBody(t, res.Header, body)
-		}
+		apitest.CheckResponse(t, validator, req, res.StatusCode, res.Header, body)
 		// A replayed answer (Idempotency-Key) changed nothing the second time.
 		if changes(ex, res.StatusCode, body) && res.Header.Get("Idempotent-Replayed") != "true" {
 			writes = append(writes, readmeWrite{line: ex.line, requestID: res.Header.Get("x-amzn-RequestId")})
@@ -437,24 +429,6 @@ func substitute(t *testing.T, n int, cmd string) string {
 		"%H", now.Format("15"), "%M", now.Format("04"), "%S", now.Format("05")).Replace(words[2][1:])
 }
 
-// lockedBuffer is a bytes.Buffer safe for the runner's log and the test to share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestRunnerServesLoopbackOnlyUnlessAllowed(t *testing.T) {
 	tests := []struct {
 		addr        string
@@ -559,7 +533,7 @@ func TestRunnerKeepsServing503sWhileDynamoDBLocalIsDownAndRecovers(t *testing.T)
 		return inst, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &apitest.LogBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, out) }()
 	defer func() {

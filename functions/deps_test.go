@@ -50,7 +50,7 @@ func TestAuthorizerLinksNoHTTPLayer(t *testing.T) {
 }
 
 // The functions build their AWS configuration from Lambda's environment
-// (shared/dynamo.AWSConfigFromEnv): none links the SDK's config package and
+// (shared/platform.AWSConfigFromEnv): none links the SDK's config package and
 // the credential chains it brings (STS, SSO, SSO OIDC, sign-in), whose
 // tables every cold start would set up. Only the invitations function,
 // which sends mail, links SES.

@@ -16,7 +16,7 @@ import (
 // LoadAWSConfig returns the SDK's default AWS configuration for the local
 // tools (profiles, SSO, shared files: whatever an operator's machine has),
 // which the functions never link (they build theirs from Lambda's
-// environment, dynamo.AWSConfigFromEnv). With a non-empty endpoint
+// environment, platform.AWSConfigFromEnv). With a non-empty endpoint
 // (DynamoDB Local) the region and credentials default to local stand-ins
 // when the environment gives none. It does no network I/O; it fails only on
 // an unreadable AWS configuration.

@@ -30,7 +30,7 @@ type Env struct {
 // Load returns the Env of a function running in Lambda: JSON logs, the
 // configuration from its environment, the DynamoDB client, the system clock.
 // Its AWS configuration is what Lambda's environment gives
-// (dynamo.AWSConfigFromEnv): it fails, naming the variable, when the region or
+// (AWSConfigFromEnv): it fails, naming the variable, when the region or
 // the execution role's credentials are missing. It does no I/O.
 func Load() (Env, error) {
 	config.UseJSONLogs()
@@ -38,7 +38,7 @@ func Load() (Env, error) {
 	if err != nil {
 		return Env{}, err
 	}
-	awsCfg, err := dynamo.AWSConfigFromEnv(cfg.DynamoDBEndpoint)
+	awsCfg, err := AWSConfigFromEnv(cfg.DynamoDBEndpoint)
 	if err != nil {
 		return Env{}, err
 	}

@@ -5,7 +5,7 @@
 // A function's cold start over this one's is what its own code adds to the
 // SDK, the connection and the calls every such function pays.
 //
-// Like the functions (shared/dynamo.AWSConfigFromEnv), it builds its AWS
+// Like the functions (shared/platform.AWSConfigFromEnv), it builds its AWS
 // configuration from Lambda's environment, not with the SDK's config
 // package, so both pay the same start-up.
 package main

@@ -228,7 +228,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	deps := stack.Deps{
 		Store: store, AuthorizerStore: authStore, Mailer: mailer, Events: eventBus, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: "https://app.example.com/invitations/accept",
+		IDs: workspace.SortableIDs{Clock: clock},
 	}
 	if o.FunctionOptions != nil {
 		deps.StoreFor = functionStores(t, endpoint, table, funcTrips, authTrips, clientOpts, o.FunctionOptions)

@@ -49,8 +49,6 @@ type Deps struct {
 	// Config is the functions' configuration, as their environment gives it
 	// in Lambda; the table, endpoint and mail sender are the stack's own.
 	Config config.Config
-	// AcceptURL, when set, is Config.InviteAcceptURL.
-	AcceptURL string
 }
 
 // store is the store of the function with logical id fn.
@@ -68,9 +66,6 @@ func (d Deps) store(fn string) *dynamo.Store {
 // loads in Lambda, over the stack's store, clock and ids.
 func (d Deps) env(fn string) platform.Env {
 	cfg := d.Config
-	if d.AcceptURL != "" {
-		cfg.InviteAcceptURL = d.AcceptURL
-	}
 	if cfg.InviteAcceptURL == "" {
 		cfg.InviteAcceptURL = config.DefaultInviteAcceptURL
 	}

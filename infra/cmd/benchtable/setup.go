@@ -306,7 +306,7 @@ func (b *bench) startStack(ctx context.Context) error {
 	b.deps = stack.Deps{
 		Store: dynamo.New(b.fnClient, b.tableA), AuthorizerStore: dynamo.New(b.authClient, b.tableA),
 		Mailer: &mail.Recorder{Logger: slog.New(slog.DiscardHandler)}, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
+		IDs: workspace.SortableIDs{Clock: clock},
 	}
 	b.binDeps = b.deps
 	b.binDeps.Store, b.binDeps.AuthorizerStore = dynamo.New(b.fnClient, b.table), dynamo.New(b.authClient, b.table)

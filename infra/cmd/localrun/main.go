@@ -37,7 +37,6 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/localstream"
 	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
-	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/mail"
@@ -136,7 +135,7 @@ func run(ctx context.Context, out io.Writer) error {
 	bus := &limitevents.Recorder{Logger: logger}
 	deps := stack.Deps{
 		Store: store, Mailer: &mail.Recorder{Logger: logger}, Events: bus, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, AcceptURL: config.DefaultInviteAcceptURL,
+		IDs: workspace.SortableIDs{Clock: clock},
 	}
 	// load creates the table and loads the fixture, whose events go
 	// through the same code as IngestFunction.

@@ -162,10 +162,10 @@ func FuzzQueryMonth(f *testing.F) {
 
 var (
 	datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
-	// RFC 3339's date-time, as loosely as time.Parse reads it (golang/go
-	// issues 29911, 54568): an hour of one digit, ISO 8601's decimal comma
-	// ("00:00:00,5Z"), and an offset of up to 24 hours and 60 minutes.
-	rfc3339Pattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{1,2}:[0-9]{2}:[0-9]{2}([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`)
+	// RFC 3339's date-time as it is written: two digits of hour, a
+	// fraction after a period, an offset of Z or ±hh:mm within 23:59 (not
+	// as loosely as time.Parse reads it, golang/go issues 29911, 54568).
+	rfc3339Pattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
 	// The instants a four-digit year and such an offset (at most 25 hours) reach.
 	earliestQueryTime = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Add(-25 * time.Hour)
 	latestQueryTime   = time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC).Add(25 * time.Hour)

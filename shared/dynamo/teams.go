@@ -325,10 +325,13 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, asTeamAdm
 			return workspace.ErrMemberNotFound
 		}
 		from := workspace.TeamRole(m.Teams[teamID])
-		if asTeamAdmin && userID == by.UserID && from != workspace.TeamRoleAdmin {
-			// Demoted since the handler read their role: the change of their
-			// own membership is conditioned on this read (withTeamAdminCheck).
-			return workspace.ErrChangeTeamForbidden
+		if asTeamAdmin && userID == by.UserID {
+			// The change of their own membership is conditioned on this
+			// read (withTeamAdminCheck): demoted since the handler read
+			// their role, they may not make it.
+			if err := workspace.CanChangeTeamAsAdmin(from); err != nil {
+				return err
+			}
 		}
 		if from == role {
 			return nil // nothing changes, nothing is recorded

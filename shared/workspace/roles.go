@@ -56,7 +56,18 @@ func CanCreateTeam(c Caller) error {
 // ("" when not in it), is TeamRoleAdmin: renaming a team, changing its
 // members and setting its monthly credit limit need one or the other.
 func CanChangeTeam(c Caller, roleInTeam TeamRole) error {
-	if c.Role != RoleAdmin && roleInTeam != TeamRoleAdmin {
+	if c.Role == RoleAdmin {
+		return nil
+	}
+	return CanChangeTeamAsAdmin(roleInTeam)
+}
+
+// CanChangeTeamAsAdmin returns ErrChangeTeamForbidden unless roleInTeam is
+// TeamRoleAdmin: the rule of a change whose right rests on the caller's
+// team role (MayChangeTeam's asTeamAdmin), which the store applies again to
+// the role its write reads.
+func CanChangeTeamAsAdmin(roleInTeam TeamRole) error {
+	if roleInTeam != TeamRoleAdmin {
 		return ErrChangeTeamForbidden
 	}
 	return nil

@@ -216,6 +216,12 @@ func TestWhoMayChangeATeam(t *testing.T) {
 			if workspace.NeedsTeamRole(c) == (tc.role == workspace.RoleAdmin) {
 				t.Errorf("NeedsTeamRole = %v for role %q", workspace.NeedsTeamRole(c), tc.role)
 			}
+			// A right that rests on the team role holds with that role alone.
+			if workspace.NeedsTeamRole(c) {
+				if got := workspace.CanChangeTeamAsAdmin(tc.roleInTeam); got != err {
+					t.Errorf("CanChangeTeamAsAdmin = %v, want %v as CanChangeTeam", got, err)
+				}
+			}
 		})
 	}
 }

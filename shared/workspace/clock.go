@@ -65,12 +65,51 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // FormatTime renders t in TimeFormat.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
-// ParseTime parses an RFC 3339 timestamp with any offset; it returns a
-// KindInvalid error naming field when s is not one.
+// ParseTime parses an RFC 3339 timestamp with any offset, in UTC; it
+// returns a KindInvalid error naming field when s is not one, written as
+// RFC 3339 writes it (rfc3339Shape).
 func ParseTime(field, s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	if err != nil || !rfc3339Shape(s) {
 		return time.Time{}, Invalid("%s must be an RFC 3339 timestamp", field)
 	}
 	return t.UTC(), nil
+}
+
+// rfc3339Shape reports whether s is written as RFC 3339's date-time says,
+// which time.Parse does not hold to (golang/go issues 29911, 54568): two
+// digits of hour, a fraction after a period only, and an offset of Z or
+// ±hh:mm within 23:59. time.Parse checks the values.
+func rfc3339Shape(s string) bool {
+	const base = "0000-00-00T00:00:00"
+	if len(s) < len(base)+1 {
+		return false
+	}
+	for i := range len(base) {
+		if digit := base[i] == '0'; digit != (s[i] >= '0' && s[i] <= '9') || (!digit && s[i] != base[i]) {
+			return false
+		}
+	}
+	rest := s[len(base):]
+	if rest[0] == '.' {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		rest = rest[n:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':' &&
+		twoDigits(rest[1:3], 23) && twoDigits(rest[4:6], 59)
+}
+
+// twoDigits reports whether s is two digits whose value is at most limit.
+func twoDigits(s string, limit int) bool {
+	return len(s) == 2 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' &&
+		int(s[0]-'0')*10+int(s[1]-'0') <= limit
 }

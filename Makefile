@@ -76,8 +76,10 @@ lint: vet $(REDOCLY_STAMP)
 	$(CFN_LINT) --include-checks I --non-zero-exit-code informational -- template.yaml
 	$(REDOCLY) lint --config $(REDOCLY_DIR)/redocly.yaml --format stylish infra/apispec/openapi.yaml
 
+# Every test binary shares one DynamoDB Local (infra/cmd/withdynamodb), each
+# test on a table of its own; DYNAMODB_ENDPOINT, when set, is used instead.
 test: deps lint
-	$(GO) test -race -count=1 -timeout 10m ./...
+	DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/withdynamodb -- $(GO) test -race -count=1 -timeout 10m ./...
 
 # make bench prints one table (infra/cmd/benchtable); ONLY selects rows, e.g.
 # ONLY='cold:CreditsFunction' or ONLY=warm; BENCH_FLAGS passes more flags.

@@ -23,15 +23,17 @@ var (
 )
 
 // Endpoint returns the DynamoDB Local endpoint tests use: $DYNAMODB_ENDPOINT
-// when set, else one in-memory instance started for the whole test binary. It
-// fails the test, never skips it, when DynamoDB Local cannot run.
+// when set (make test sets it to one instance for every test binary,
+// infra/cmd/withdynamodb), else one in-memory instance started for the whole
+// test binary. It fails the test, never skips it, when DynamoDB Local cannot
+// run.
 //
 // A benchmark gets an instance of its own (Own), whatever the environment:
 // DynamoDB Local answers more slowly once it has served load (its p50 of a
 // transaction about doubles after eight tables were created, loaded and
-// dropped, on the tables created after as on those created before), so a
-// benchmark measured on a shared instance would measure the tests and
-// benchmarks that ran before it.
+// dropped, on the tables created after as on those created before: the
+// stream records it keeps, NewTable), so a benchmark measured on a shared
+// instance would measure the tests and benchmarks that ran before it.
 func Endpoint(t testing.TB) string {
 	t.Helper()
 	if b, ok := t.(*testing.B); ok {

@@ -27,12 +27,12 @@ LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
 lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: help deps run test vet lint bench bench-go fuzz build sam-build dynamodb-local clean
+.PHONY: help deps run test test-go vet lint bench bench-go fuzz build sam-build dynamodb-local clean
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
 	@echo "              ADDR must be loopback unless ALLOW_REMOTE=1"
-	@echo "make test   - make lint, then every test, against DynamoDB Local"
+	@echo "make test   - make lint and every test (against DynamoDB Local), side by side"
 	@echo "make lint   - go vet, staticcheck, cfn-lint template.yaml, redocly lint openapi.yaml"
 	@echo "make build  - every Lambda binary into bin/<dir>/bootstrap (linux/arm64;"
 	@echo "              LAMBDA_GOARCH=amd64 for another architecture)"
@@ -76,8 +76,16 @@ lint: vet $(REDOCLY_STAMP)
 	$(CFN_LINT) --include-checks I --non-zero-exit-code informational -- template.yaml
 	$(REDOCLY) lint --config $(REDOCLY_DIR)/redocly.yaml --format stylish infra/apispec/openapi.yaml
 
-test: deps lint
-	$(GO) test -race -count=1 -timeout 10m ./...
+# make test runs the linters and the tests side by side (the tests wait on
+# DynamoDB Local often enough to leave the linters room), their lines
+# interleaved as they come; it fails when either does, once both are done.
+test: deps
+	@$(MAKE) --no-print-directory -j2 lint test-go
+
+# Every test binary shares one DynamoDB Local (infra/cmd/withdynamodb), each
+# test on a table of its own; DYNAMODB_ENDPOINT, when set, is used instead.
+test-go: deps
+	DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/withdynamodb -- $(GO) test -race -count=1 -timeout 10m ./...
 
 # make bench prints one table (infra/cmd/benchtable); ONLY selects rows, e.g.
 # ONLY='cold:CreditsFunction' or ONLY=warm; BENCH_FLAGS passes more flags.

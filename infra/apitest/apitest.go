@@ -195,7 +195,12 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 		clientOpts = append(clientOpts, o.Conflicts.Option())
 	}
 	client := dynamolocal.NewClientAt(t, endpoint, funcTrips, clientOpts...)
-	table := dynamolocal.NewTable(t, loader)
+	// Only a test that reads the stream has one (dynamolocal.NewTable says why).
+	newTable := dynamolocal.NewTable
+	if o.Streams {
+		newTable = dynamolocal.NewStreamedTable
+	}
+	table := newTable(t, loader)
 	store := dynamo.New(client, table)
 	authStore := dynamo.New(dynamolocal.NewClientAt(t, endpoint, authTrips), table)
 

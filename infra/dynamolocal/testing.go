@@ -23,15 +23,17 @@ var (
 )
 
 // Endpoint returns the DynamoDB Local endpoint tests use: $DYNAMODB_ENDPOINT
-// when set, else one in-memory instance started for the whole test binary. It
-// fails the test, never skips it, when DynamoDB Local cannot run.
+// when set (make test sets it to one instance for every test binary,
+// infra/cmd/withdynamodb), else one in-memory instance started for the whole
+// test binary. It fails the test, never skips it, when DynamoDB Local cannot
+// run.
 //
 // A benchmark gets an instance of its own (Own), whatever the environment:
 // DynamoDB Local answers more slowly once it has served load (its p50 of a
 // transaction about doubles after eight tables were created, loaded and
-// dropped, on the tables created after as on those created before), so a
-// benchmark measured on a shared instance would measure the tests and
-// benchmarks that ran before it.
+// dropped, on the tables created after as on those created before: the
+// stream records it keeps, NewTable), so a benchmark measured on a shared
+// instance would measure the tests and benchmarks that ran before it.
 func Endpoint(t testing.TB) string {
 	t.Helper()
 	if b, ok := t.(*testing.B); ok {
@@ -137,15 +139,42 @@ func configFor(endpoint string) (aws.Config, error) {
 }
 
 // NewTable creates a fresh, uniquely named table for one test and deletes it
-// when the test ends; it returns the table's name.
+// when the test ends; it returns the table's name. The table is the
+// template's without its stream: tests that read the stream use
+// NewStreamedTable.
+//
+// DynamoDB Local writes a stream record for every write to a table with a
+// stream, and finds the shard's first record by scanning every stream record
+// the instance ever kept (its SQLite table of them has no index on the
+// shard), dropped tables' included: each write then costs more than the
+// last, and a test binary's later tests ran several times slower than its
+// first. Without a stream a write costs the same all along. Nothing else
+// about the table (keys, indexes, TTL, conditions, transactions) depends on
+// the stream.
 func NewTable(t testing.TB, client *dynamodb.Client) string {
+	t.Helper()
+	return newTable(t, client, false)
+}
+
+// NewStreamedTable is NewTable for a test that reads the table's stream:
+// the table has the template's stream (new and old images).
+func NewStreamedTable(t testing.TB, client *dynamodb.Client) string {
+	t.Helper()
+	return newTable(t, client, true)
+}
+
+func newTable(t testing.TB, client *dynamodb.Client, stream bool) string {
 	t.Helper()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "test-" + hex.EncodeToString(b[:])
+	def := tableops.TableDefinition(name)
+	if !stream {
+		def.StreamSpecification = nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := tableops.CreateTable(ctx, client, name); err != nil {
+	if err := tableops.CreateTableFrom(ctx, client, def); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
 	t.Cleanup(func() {
@@ -154,10 +183,22 @@ func NewTable(t testing.TB, client *dynamodb.Client) string {
 	return name
 }
 
-// NewStore returns a store over a fresh table and the counter of its round trips.
+// NewStore returns a store over a fresh table (NewTable) and the counter of
+// its round trips.
 func NewStore(t testing.TB) (*dynamo.Store, *tableops.RoundTrips) {
+	t.Helper()
+	return newStore(t, NewTable)
+}
+
+// NewStreamedStore is NewStore over a table with a stream (NewStreamedTable).
+func NewStreamedStore(t testing.TB) (*dynamo.Store, *tableops.RoundTrips) {
+	t.Helper()
+	return newStore(t, NewStreamedTable)
+}
+
+func newStore(t testing.TB, table func(testing.TB, *dynamodb.Client) string) (*dynamo.Store, *tableops.RoundTrips) {
 	t.Helper()
 	rt := &tableops.RoundTrips{}
 	client := NewClient(t, rt)
-	return dynamo.New(client, NewTable(t, client)), rt
+	return dynamo.New(client, table(t, client)), rt
 }

@@ -349,8 +349,8 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 			t.Errorf("events: got %s, want %s", got, want)
 		}
 		// Without EVENT_BUS_NAME (sam local's env.json) the bus is the recorder.
-		if out := d.functions["EventsFunction"].proc.Output(); !strings.Contains(out, "limit event recorded (not sent to EventBridge)") || !strings.Contains(out, "evt_e2e") {
-			t.Errorf("EventsFunction did not record the event:\n%s", tail(out, 8<<10))
+		if out, ok := d.functions["EventsFunction"].wrote("limit event recorded (not sent to EventBridge)", "evt_e2e"); !ok {
+			t.Errorf("EventsFunction did not record the event:\n%s", out)
 		}
 	})
 	t.Logf("session through the binaries took %s", time.Since(session).Round(time.Millisecond))
@@ -370,8 +370,8 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		initDur, _ := fn.proc.ColdStart()
 		t.Logf("%-20s %3d invocations, init %s", id, fn.proc.Invocations(), initDur.Round(time.Microsecond))
 	}
-	if out := d.functions["InvitesFunction"].proc.Output(); !strings.Contains(out, "e-mail recorded (not sent)") || !strings.Contains(out, "hedy@acme.example") {
-		t.Errorf("InvitesFunction did not record the invitation e-mail (MAIL_FROM empty):\n%s", tail(out, 8<<10))
+	if out, ok := d.functions["InvitesFunction"].wrote("e-mail recorded (not sent)", "hedy@acme.example"); !ok {
+		t.Errorf("InvitesFunction did not record the invitation e-mail (MAIL_FROM empty):\n%s", out)
 	}
 }
 

@@ -450,6 +450,27 @@ func describe(err error) string {
 	return fmt.Sprintf("%T: %v", err, err)
 }
 
+// wrote reports whether the process's output holds every one of parts,
+// waiting up to 10 s for it, and returns the output's tail. What a function
+// logs while handling an invocation reaches its output through a pipe that
+// is copied apart from the invocation's answer, so it may arrive after it.
+func (f *function) wrote(parts ...string) (string, bool) {
+	holds := func(out string) bool {
+		for _, p := range parts {
+			if !strings.Contains(out, p) {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out := f.proc.Output()
+		if holds(out) || time.Now().After(deadline) {
+			return tail(out, 8<<10), holds(out)
+		}
+	}
+}
+
 // tail returns the last n bytes of s.
 func tail(s string, n int) string {
 	if len(s) <= n {

@@ -90,7 +90,7 @@ func waitFor(t *testing.T, f *function, want []string) {
 
 func TestTheStreamFeedsTheFunctionThroughItsFilterInOrderAndRedeliversFromTheLowestFailure(t *testing.T) {
 	db := dynamolocal.NewClient(t, nil)
-	table := dynamolocal.NewTable(t, db)
+	table := dynamolocal.NewStreamedTable(t, db)
 	streams, err := localstream.NewClient(t.Context(), dynamolocal.Endpoint(t))
 	if err != nil {
 		t.Fatal(err)

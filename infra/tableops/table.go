@@ -77,7 +77,14 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 // active; an existing table of that name is left as it is. It returns the
 // service's error when the table can be neither created nor found.
 func CreateTable(ctx context.Context, client *dynamodb.Client, name string) error {
-	_, err := client.CreateTable(ctx, TableDefinition(name))
+	return CreateTableFrom(ctx, client, TableDefinition(name))
+}
+
+// CreateTableFrom is CreateTable for a definition made from TableDefinition
+// and changed (tests leave out the stream where nothing reads it).
+func CreateTableFrom(ctx context.Context, client *dynamodb.Client, def *dynamodb.CreateTableInput) error {
+	name := aws.ToString(def.TableName)
+	_, err := client.CreateTable(ctx, def)
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return fmt.Errorf("create table %s: %w", name, err)

@@ -47,9 +47,21 @@ var testActor = workspace.KeyActor(workspace.Caller{KeyID: "key_test", UserID: "
 
 func newCreditWorld(t *testing.T, clientOpts ...func(*dynamodb.Options)) *creditWorld {
 	t.Helper()
+	return newCreditWorldOn(t, dynamolocal.NewTable, clientOpts...)
+}
+
+// newStreamedCreditWorld is newCreditWorld over a table with a stream, for
+// a test that reads the events the stream carries (streamEvents).
+func newStreamedCreditWorld(t *testing.T) *creditWorld {
+	t.Helper()
+	return newCreditWorldOn(t, dynamolocal.NewStreamedTable)
+}
+
+func newCreditWorldOn(t *testing.T, newTable func(testing.TB, *dynamodb.Client) string, clientOpts ...func(*dynamodb.Options)) *creditWorld {
+	t.Helper()
 	rt := &tableops.RoundTrips{}
 	client := dynamolocal.NewClient(t, rt, clientOpts...)
-	store := dynamo.New(client, dynamolocal.NewTable(t, client))
+	store := dynamo.New(client, newTable(t, client))
 	err := tableops.PutSnapshot(context.Background(), store, tableops.Snapshot{
 		Workspace: workspace.Workspace{ID: "ws1", Name: "W", Seats: 5, TeamSettingsEnabled: true, DefaultDailyCreditLimit: lim(50)},
 		Teams:     []workspace.Team{{ID: "t1", Name: "T", MonthlyCreditLimit: lim(100)}},

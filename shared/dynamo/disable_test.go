@@ -20,7 +20,7 @@ func TestDisableRacingUsageLimitsResetsAndTheScheduler(t *testing.T) {
 		t.Run(fmt.Sprintf("round %d", round), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			w := newCreditWorld(t)
+			w := newStreamedCreditWorld(t)
 			yesterday := noon.Add(-24 * time.Hour)
 			w.use("a1", 10, yesterday) // a1 (daily 10, monthly 30) stopped by its daily limit yesterday
 			w.wantState("a1", noon, workspace.AgentState{Status: workspace.StatusStopped, Reason: workspace.ReasonDailyLimit})

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/localstream"
@@ -24,6 +26,10 @@ func streamEvents(t *testing.T, table string, want int) []workspace.LimitEvent {
 	streams, err := localstream.NewClient(t.Context(), dynamolocal.Endpoint(t))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A table without a stream would read as one that carried no event.
+	if out, err := streams.ListStreams(t.Context(), &dynamodbstreams.ListStreamsInput{TableName: aws.String(table)}); err != nil || len(out.Streams) == 0 {
+		t.Fatalf("table %s has no stream (%v): make it with dynamolocal.NewStreamedTable", table, err)
 	}
 	var mu sync.Mutex
 	var got []workspace.LimitEvent
@@ -68,7 +74,7 @@ func streamEvents(t *testing.T, table string, want int) []workspace.LimitEvent {
 
 func TestAThresholdIsWrittenOncePerPeriodAndItsEventDecodesFromTheStream(t *testing.T) {
 	t.Parallel()
-	store, _ := dynamolocal.NewStore(t)
+	store, _ := dynamolocal.NewStreamedStore(t)
 	ctx := t.Context()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	agent := workspace.EventTarget{Type: workspace.TargetAgent, ID: "agt_1"}

@@ -84,8 +84,12 @@ test: deps
 
 # Every test binary shares one DynamoDB Local (infra/cmd/withdynamodb), each
 # test on a table of its own; DYNAMODB_ENDPOINT, when set, is used instead.
+# TEST_P test binaries run at once (go test -p; its default is the number of
+# cores): they spend much of their time waiting on DynamoDB Local and on
+# the outage tests' timeouts, so twice the cores keeps them busy.
+TEST_P ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 2 )))
 test-go: deps
-	DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/withdynamodb -- $(GO) test -race -count=1 -timeout 10m ./...
+	DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/withdynamodb -- $(GO) test -race -count=1 -p $(TEST_P) -timeout 10m ./...
 
 # make bench prints one table (infra/cmd/benchtable); ONLY selects rows, e.g.
 # ONLY='cold:CreditsFunction' or ONLY=warm; BENCH_FLAGS passes more flags.

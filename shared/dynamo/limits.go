@@ -309,12 +309,9 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, asTeamAdmi
 			return workspace.TeamLimitOutcome{}, err
 		}
 		items = append(items, append(events, more...)...)
-		admin := -1
-		if asTeamAdmin {
-			if items, err = s.withTeamAdminCheck(items, ws, teamID, by.UserID); err != nil {
-				return workspace.TeamLimitOutcome{}, err
-			}
-			admin = len(items) - 1
+		items, admin, err := s.withTeamAdminCheck(asTeamAdmin, items, ws, teamID, by.UserID)
+		if err != nil {
+			return workspace.TeamLimitOutcome{}, err
 		}
 		failed, err := s.transactAudited(ctx, ws, items, entries...)
 		if err != nil {

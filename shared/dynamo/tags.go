@@ -85,13 +85,11 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 		return outs, nil
 	}
 	if kind == workspace.TaggableTeam {
-		var w workspaceItem // a workspace not found reads as one with team settings off
-		if raw, ok := found[meta]; ok {
-			if err := unmarshal(raw, &w); err != nil {
-				return nil, err
-			}
+		w, _, err := decodeAt[workspaceItem](found, meta[0], meta[1])
+		if err != nil {
+			return nil, err
 		}
-		if err := w.domain().TeamSettings(); err != nil {
+		if err := w.domain().TeamSettings(); err != nil { // a workspace not found reads as one with team settings off
 			return nil, err
 		}
 	}

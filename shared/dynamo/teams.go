@@ -88,7 +88,7 @@ func (s *Store) CreateTeam(ctx context.Context, by workspace.Actor, t workspace.
 // one read (read again after a lost race). Errors:
 // workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound,
 // workspace.ErrDuplicateTeamName, and workspace.ErrChangeTeamForbidden when
-// asTeamAdmin and by's owner is no longer an admin of the team (teamAdminCheck).
+// asTeamAdmin and by's owner is no longer an admin of the team (withTeamAdminCheck).
 func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, name string, now time.Time) error {
 	if !workspace.PlausibleID(teamID) {
 		return workspace.ErrTeamNotFound
@@ -106,12 +106,9 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, asTeamAdmin 
 		if err != nil {
 			return err
 		}
-		admin := -1
-		if asTeamAdmin {
-			if items, err = s.withTeamAdminCheck(items, ws, teamID, by.UserID); err != nil {
-				return err
-			}
-			admin = len(items) - 1
+		items, admin, err := s.withTeamAdminCheck(asTeamAdmin, items, ws, teamID, by.UserID)
+		if err != nil {
+			return err
 		}
 		entry := workspace.NewAuditEntry(now, by, workspace.ActionTeamRenamed, workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID},
 			workspace.Changes{"name": {From: t.Name, To: name}})
@@ -135,27 +132,32 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, asTeamAdmin 
 	}
 }
 
-// withTeamAdminCheck appends to a team change's transaction the check that
-// user is still an admin of team teamID of ws: a key owner who is not a
+// withTeamAdminCheck appends to a team change's transaction, when
+// asTeamAdmin, the check that user is still an admin of team teamID of ws,
+// and returns the check's index (-1 for none), which a cancellation's
+// failed items name when the check failed. A key owner who is not a
 // workspace admin may change a team only as its admin
 // (workspace.CanChangeTeam), and the handler's read of their role is not
 // enough, since a demotion may land between that read and the write. A
 // change of user's own membership already conditions their member item on
-// the role read, and a transaction may not name an item twice, so it is
-// returned as it is then.
-func (s *Store) withTeamAdminCheck(items []types.TransactWriteItem, ws, teamID, user string) ([]types.TransactWriteItem, error) {
+// the role read, and a transaction may not name an item twice, so none is
+// added then.
+func (s *Store) withTeamAdminCheck(asTeamAdmin bool, items []types.TransactWriteItem, ws, teamID, user string) ([]types.TransactWriteItem, int, error) {
+	if !asTeamAdmin {
+		return items, -1, nil
+	}
 	k := key(wsPK(ws), memberSK(user))
 	for _, it := range items {
 		if it.Update != nil && itemKey(it.Update.Key) == itemKey(k) {
-			return items, nil
+			return items, -1, nil
 		}
 	}
 	role := expression.Name(attrTeams).AppendName(expression.Name(teamID)).Equal(expression.Value(string(workspace.TeamRoleAdmin)))
 	check, err := s.check(k, role)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
-	return append(items, check), nil
+	return append(items, check), len(items), nil
 }
 
 // accessibleTeam reads team teamID of ws, with the workspace and the items
@@ -340,14 +342,9 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, asTeamAdm
 		if err != nil {
 			return err
 		}
-		admin := -1
-		if asTeamAdmin {
-			if items, err = s.withTeamAdminCheck(items, ws, teamID, by.UserID); err != nil {
-				return err
-			}
-			if len(items) > 4 {
-				admin = 4
-			}
+		items, admin, err := s.withTeamAdminCheck(asTeamAdmin, items, ws, teamID, by.UserID)
+		if err != nil {
+			return err
 		}
 		action := workspace.ActionTeamMemberSet
 		if role == "" {

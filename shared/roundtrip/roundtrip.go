@@ -108,9 +108,9 @@ func Fork(ctx context.Context, n, limit int) (ctxs []context.Context, join func(
 // that carries a chain (Start, Fork) is a step deeper than the deepest call
 // finished in that chain; in one without, a step deeper than the deepest
 // call this counter saw finish (the clock's measure, exact for calls made
-// one after another; the calls that context sends at once come from Fork). Its zero value is
-// ready to use, and it is safe for concurrent use. Several counters may
-// count the same call: its step is the same in each.
+// one after another; the calls that context sends at once come from Fork).
+// Its zero value is ready to use, and it is safe for concurrent use.
+// Several counters may count the same call: its step is the same in each.
 type Counter struct {
 	mu       sync.Mutex
 	calls    int

@@ -19,7 +19,7 @@ type Store interface {
 	ListTeams(ctx context.Context, ws string) ([]workspace.Team, error)
 	CreateTeam(ctx context.Context, by workspace.Actor, t workspace.Team, now time.Time) error
 	// asTeamAdmin: the change holds only while by's owner is an admin of
-	// the team (mayChange).
+	// the team (workspace.MayChangeTeam).
 	RenameTeam(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, name string, now time.Time) error
 	TeamDetail(ctx context.Context, ws, teamID string, now time.Time) (workspace.TeamDetail, error)
 	PutTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, tm workspace.TeamMembership, now time.Time) error

@@ -25,7 +25,7 @@ func visibleUser(r *http.Request) (string, error) {
 // putMember handles PUT /workspaceapi/teams/{teamId}/members/{userId}: adds
 // the workspace member to the team with the role, or changes their role,
 // and answers the membership. The body is checked (400), then the ids (404
-// without reading), then the role (403, mayChange); then an unknown team or
+// without reading), then the role (403, workspace.MayChangeTeam); then an unknown team or
 // user is 404.
 func putMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {

@@ -119,7 +119,7 @@ func getTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 // renameTeam handles PATCH /workspaceapi/teams/{teamId}: renames the team
 // (same rules and 409 as create) and answers the team as GET shows it. A
 // team-scoped key may rename its own team. The body is checked (400), then
-// the id (404 without reading), then the role (403, mayChange), then the
+// the id (404 without reading), then the role (403, workspace.MayChangeTeam), then the
 // team itself.
 func renameTeam(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {

@@ -124,6 +124,13 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	store := dynamo.New(client, table)
+	// The table and the fixture are set up through a client of their own:
+	// a DynamoDB Local just started answers its first calls slowly (its JVM
+	// warms up), slower than the production bounds the served requests keep.
+	setupClient, err := tableops.NewClient(ctx, endpoint, dynamo.WithBounds(setupBounds))
+	if err != nil {
+		return err
+	}
 
 	f, err := fixture.ReadFile(fixturePath)
 	if err != nil {
@@ -139,11 +146,13 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	// load creates the table and loads the fixture, whose events go
 	// through the same code as IngestFunction.
+	setup := deps
+	setup.Store = dynamo.New(setupClient, table)
 	load := func(ctx context.Context) (fixture.Summary, error) {
-		if err := tableops.CreateTable(ctx, client, table); err != nil {
+		if err := tableops.CreateTable(ctx, setupClient, table); err != nil {
 			return fixture.Summary{}, err
 		}
-		summary, err := fixture.Load(ctx, store, f, clock.Now(), fixture.Options{Events: stack.EventApplier(deps)})
+		summary, err := fixture.Load(ctx, setup.Store, f, clock.Now(), fixture.Options{Events: stack.EventApplier(setup)})
 		if err != nil {
 			return fixture.Summary{}, fmt.Errorf("load fixture %s: %w", fixturePath, err)
 		}
@@ -209,6 +218,11 @@ func run(ctx context.Context, out io.Writer) error {
 	logger.Info("stopped")
 	return nil
 }
+
+// setupBounds bound the calls that create the table and load the fixture,
+// at start and after a restart: generous, since they wait on a DynamoDB
+// Local still warming up, not on a client.
+var setupBounds = dynamo.Bounds{Attempt: 15 * time.Second, Call: 30 * time.Second}
 
 // superviseDynamo restarts the runner's own DynamoDB Local when it exits,
 // on the same port, and loads the table and the fixture into it again. In

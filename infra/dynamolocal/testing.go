@@ -98,8 +98,11 @@ func benchEndpoint(b *testing.B) string {
 	return ep
 }
 
-// TestBounds are the storage bounds of test clients (NewClientAt).
-var TestBounds = dynamo.Bounds{Attempt: 15 * time.Second, Call: 30 * time.Second}
+// LocalBounds are the storage bounds of clients whose waits are DynamoDB
+// Local's own, longer than DynamoDB's: test clients (NewClientAt), and the
+// local runner's setup of its table and fixture on an instance still
+// warming up.
+var LocalBounds = dynamo.Bounds{Attempt: 15 * time.Second, Call: 30 * time.Second}
 
 // NewClientAt is NewClient for the DynamoDB Local at endpoint.
 func NewClientAt(t testing.TB, endpoint string, rt *tableops.RoundTrips, more ...func(*dynamodb.Options)) *dynamodb.Client {
@@ -107,7 +110,7 @@ func NewClientAt(t testing.TB, endpoint string, rt *tableops.RoundTrips, more ..
 	// DynamoDB Local queues what DynamoDB would cancel: tests under load
 	// wait longer than the production bounds allow (infra/outage applies
 	// them again to hold the service to them).
-	opts := []func(*dynamodb.Options){dynamo.WithBounds(TestBounds)}
+	opts := []func(*dynamodb.Options){dynamo.WithBounds(LocalBounds)}
 	if rt != nil {
 		opts = append(opts, rt.Option())
 	}

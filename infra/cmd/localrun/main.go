@@ -127,7 +127,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// The table and the fixture are set up through a client of their own:
 	// a DynamoDB Local just started answers its first calls slowly (its JVM
 	// warms up), slower than the production bounds the served requests keep.
-	setupClient, err := tableops.NewClient(ctx, endpoint, dynamo.WithBounds(setupBounds))
+	setupClient, err := tableops.NewClient(ctx, endpoint, dynamo.WithBounds(dynamolocal.LocalBounds))
 	if err != nil {
 		return err
 	}
@@ -218,11 +218,6 @@ func run(ctx context.Context, out io.Writer) error {
 	logger.Info("stopped")
 	return nil
 }
-
-// setupBounds bound the calls that create the table and load the fixture,
-// at start and after a restart: generous, since they wait on a DynamoDB
-// Local still warming up, not on a client.
-var setupBounds = dynamo.Bounds{Attempt: 15 * time.Second, Call: 30 * time.Second}
 
 // superviseDynamo restarts the runner's own DynamoDB Local when it exits,
 // on the same port, and loads the table and the fixture into it again. In

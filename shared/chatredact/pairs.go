@@ -6,7 +6,8 @@ import "strings"
 // then the value, which is hidden. It understands
 //   - env files, properties, INI, TOML and YAML: NAME=value, name: value,
 //     name = "value", export NAME=value, - NAME=value (a name that starts a
-//     line takes the rest of the line);
+//     line takes the rest of the line; elsewhere an unquoted value runs on
+//     past spaces up to the next pair, a flag or a closing mark);
 //   - headers: Authorization: Basic ..., x-api-key: ..., Set-Cookie: ...
 //     (an auth scheme word such as Basic or Bearer stays);
 //   - query strings and forms: ?access_token=...&, password%3D... ;
@@ -239,10 +240,18 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	if word && c0 != '"' && c0 != '\'' && !looksLikeSecretWord(s[p:]) {
 		return -1 // "the token is invalid": prose, not a secret
 	}
-	lineMode := !word && !urlEncoded && sep > 0 && (s[sep-1] == '=' || s[sep-1] == ':') && startsLine(s, b-btoi(q != 0))
+	assigned := !word && !urlEncoded && sep > 0 && (s[sep-1] == '=' || s[sep-1] == ':')
+	lineMode := assigned && startsLine(s, b-btoi(q != 0))
+	// Mid-line, an assigned value runs on past spaces (password = correct
+	// horse battery staple) up to the next pair; a flag's value, a plural
+	// name's number and a loose token stop at the first space.
+	spacedValue := assigned && !lineMode && !loose && flag == 0 && !list
 	end := p
 	for ; end < len(s); end++ {
 		c := s[end]
+		if spacedValue && (c == ' ' || c == '\t') && !valueEndsAt(s, end) {
+			continue
+		}
 		if c == '\n' || c == '\r' {
 			break
 		}
@@ -265,6 +274,28 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	}
 	t.mark(p, end)
 	return end
+}
+
+// valueEndsAt reports whether an unquoted value that reached the blank at
+// s[i] ends there: nothing but blanks follow on the line, or a closing
+// mark, a flag (-v, --verbose) or the next pair (user=bob, host: db) does.
+func valueEndsAt(s string, i int) bool {
+	k := i
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	if k >= len(s) || isSpace(s[k]) || strings.IndexByte("&\"'<>,;)]}`\\-", s[k]) >= 0 {
+		return true
+	}
+	j := k
+	for j < len(s) && j-k < maxName && isIdentChar(s[j]) {
+		j++
+	}
+	if j == k {
+		return false
+	}
+	j = skipBlanks(s, j)
+	return j < len(s) && (s[j] == '=' || (s[j] == ':' && !strings.HasPrefix(s[j:], "://")))
 }
 
 // quotedValue marks a quoted value starting at p up to its closing quote q

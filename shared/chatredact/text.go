@@ -2,6 +2,7 @@ package chatredact
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +17,8 @@ import (
 //     "is", a command-line flag's space, an XML tag...;
 //   - passwords in URLs and user:password@host (userinfo);
 //   - "Basic" followed by base64 of user:password (basicAuth);
-//   - base64 text that decodes to text holding a credential (base64Runs).
+//   - base64 or hex text that decodes to text holding a credential
+//     (base64Runs, hexRun).
 //
 // Every detector is a single pass, or RE2 regular expressions (linear in
 // time) run on windows around keywords that one scan of the text finds
@@ -446,6 +448,9 @@ func (t *textScan) base64Runs() {
 
 func (t *textScan) base64Run(i, j, end int) {
 	run := t.s[i:j]
+	if t.hexRun(i, j) {
+		return
+	}
 	dec, ok := decodeBase64(t.s[i:end])
 	if !ok {
 		if strings.HasPrefix(run, "eyJ") || strings.HasPrefix(run, "eyI") {
@@ -459,6 +464,32 @@ func (t *textScan) base64Run(i, j, end int) {
 	if isUserPassword(dec) || redactString(dec, t.depth+1) != dec {
 		t.mark(i, end)
 	}
+}
+
+// minHexRun is the shortest hex run decoded: hex of "pw=hunt2".
+const minHexRun = 16
+
+// hexRun marks s[i:j], a run of base64 characters, when it is hex (an even
+// number of hex digits, "0x" before them or not) of text holding a
+// credential, as base64Run does for base64; it reports whether it did.
+func (t *textScan) hexRun(i, j int) bool {
+	run := t.s[i:j]
+	if len(run) > 2 && run[0] == '0' && (run[1] == 'x' || run[1] == 'X') {
+		run = run[2:]
+	}
+	if len(run) < minHexRun || len(run)%2 != 0 {
+		return false
+	}
+	b, err := hex.DecodeString(run)
+	if err != nil {
+		return false
+	}
+	dec := string(b)
+	if !isText(dec) || !(isUserPassword(dec) || redactString(dec, t.depth+1) != dec) {
+		return false
+	}
+	t.mark(i, j)
+	return true
 }
 
 // decodeBase64 decodes s in the standard or the URL alphabet, padded or not.

@@ -6,8 +6,9 @@ import "strings"
 // then the value, which is hidden. It understands
 //   - env files, properties, INI, TOML and YAML: NAME=value, name: value,
 //     name = "value", export NAME=value, - NAME=value (a name that starts a
-//     line takes the rest of the line; elsewhere an unquoted value runs on
-//     past spaces up to the next pair, a flag or a closing mark);
+//     line takes the rest of the line; elsewhere an assigned unquoted value
+//     runs on past spaces, for up to maxValueWords more words, to the next
+//     pair, a flag, a closing mark or a sentence's end);
 //   - headers: Authorization: Basic ..., x-api-key: ..., Set-Cookie: ...
 //     (an auth scheme word such as Basic or Bearer stays);
 //   - query strings and forms: ?access_token=...&, password%3D... ;
@@ -140,6 +141,7 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 		return -1
 	}
 	urlEncoded, quotedOnly, word, loose := false, false, false, false
+	opAt := p
 	switch c := s[p]; {
 	case strings.HasPrefix(s[p:], ":=") || strings.HasPrefix(s[p:], "=>") || strings.HasPrefix(s[p:], "==") ||
 		strings.HasPrefix(s[p:], "?=") || strings.HasPrefix(s[p:], "+="):
@@ -240,17 +242,25 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	if word && c0 != '"' && c0 != '\'' && !looksLikeSecretWord(s[p:]) {
 		return -1 // "the token is invalid": prose, not a secret
 	}
-	assigned := !word && !urlEncoded && sep > 0 && (s[sep-1] == '=' || s[sep-1] == ':')
-	lineMode := assigned && startsLine(s, b-btoi(q != 0))
+	lineMode := !word && !urlEncoded && sep > 0 && (s[sep-1] == '=' || s[sep-1] == ':') && startsLine(s, b-btoi(q != 0))
 	// Mid-line, an assigned value runs on past spaces (password = correct
-	// horse battery staple) up to the next pair; a flag's value, a plural
-	// name's number and a loose token stop at the first space.
-	spacedValue := assigned && !lineMode && !loose && flag == 0 && !list
-	end := p
+	// horse battery staple) for a few words, up to the next pair; a
+	// comparison (token == nil), a flag's value, a plural name's number and a
+	// loose token stop at the first space.
+	spacedValue := !word && !lineMode && !loose && flag == 0 && !list && isAssignment(s[opAt:sep])
+	end, words := p, 0
 	for ; end < len(s); end++ {
 		c := s[end]
-		if spacedValue && (c == ' ' || c == '\t') && !valueEndsAt(s, end) {
-			continue
+		if spacedValue && (c == ' ' || c == '\t') {
+			k := end
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if words < maxValueWords && !valueEndsAt(s, end, k) {
+				words++
+				end = k - 1 // one step over the whole run of blanks: linear
+				continue
+			}
 		}
 		if c == '\n' || c == '\r' {
 			break
@@ -276,23 +286,37 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	return end
 }
 
-// valueEndsAt reports whether an unquoted value that reached the blank at
-// s[i] ends there: nothing but blanks follow on the line, or a closing
-// mark, a flag (-v, --verbose) or the next pair (user=bob, host: db) does.
-func valueEndsAt(s string, i int) bool {
-	k := i
-	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-		k++
+// maxValueWords bounds how many more words an unquoted value mid-line runs
+// on to: a passphrase's, not a paragraph's.
+const maxValueWords = 8
+
+// isAssignment reports whether op, the separator after a credential name,
+// assigns a value (=, :, :=, =>, ?=, +=) rather than compares one (==).
+func isAssignment(op string) bool {
+	switch op {
+	case "=", ":", ":=", "=>", "?=", "+=":
+		return true
+	}
+	return false
+}
+
+// valueEndsAt reports whether an unquoted value that reached the blanks
+// s[i:k] ends there: a sentence ended before them, or nothing but the line's
+// end, a closing mark, a flag (-v, --verbose) or the next pair (user=bob,
+// host: db) follows them.
+func valueEndsAt(s string, i, k int) bool {
+	if i > 0 && strings.IndexByte(".!?", s[i-1]) >= 0 {
+		return true
 	}
 	if k >= len(s) || isSpace(s[k]) || strings.IndexByte("&\"'<>,;)]}`\\-", s[k]) >= 0 {
 		return true
 	}
+	if !isUpper(s[k]) && !isLower(s[k]) {
+		return false // 12:00 is no name
+	}
 	j := k
 	for j < len(s) && j-k < maxName && isIdentChar(s[j]) {
 		j++
-	}
-	if j == k {
-		return false
 	}
 	j = skipBlanks(s, j)
 	return j < len(s) && (s[j] == '=' || (s[j] == ':' && !strings.HasPrefix(s[j:], "://")))

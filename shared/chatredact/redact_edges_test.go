@@ -26,6 +26,14 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"role": "tool", "content": s})
 		return string(b)
 	}
+	// xxd splits hex digits into parts of n joined by sep.
+	xxd := func(h, sep string, n int) string {
+		var parts []string
+		for len(h) > n {
+			parts, h = append(parts, h[:n]), h[n:]
+		}
+		return strings.Join(append(parts, h), sep)
+	}
 	args := func(s string) string {
 		b, _ := json.Marshal(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "c", "type": "function",
 			"function": map[string]any{"name": "f", "arguments": s}}}})
@@ -52,18 +60,24 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 		{"ghp_ glued both sides", text("abcghp_abcdefghijklmnopqrstuvwxyz0123xyz"), "ghp_abcdefghijklmnopqrstuvwxyz0123"},
 		{"sk_live_ glued both sides", text("keysk_live_51HabcdefghijKLMNOPQRSTuvwx_end"), "sk_live_51HabcdefghijKLMNOPQRSTuvwx"},
 		{"sk-proj- glued both sides", text("keysk-proj-abcdefghijKLMNOPQRST0123"), "abcdefghijKLMNOPQRST0123"},
-		{"glpat- glued both sides", text("tokglpat-abcdefghijKLMNOPQRST99"), "abcdefghijKLMNOPQRST99"},
-		{"npm_ glued both sides", text("xnpm_abcdefghijKLMNOPQRST0123456789abcd"), "abcdefghijKLMNOPQRST0123456789abcd"},
-		{"Twilio SK glued both sides", text("idSK0123456789abcdef0123456789abcdefz"), "0123456789abcdef0123456789abcdef"},
-		{"SendGrid glued", text("keySG.abcdefghijKLMNOPQR.stuvwxyz0123456789"), "abcdefghijKLMNOPQR.stuvwxyz0123456789"},
+		{"DigitalOcean glued both sides", text("xdop_v1_" + strings.Repeat("0a1b2c3d", 8) + "y"), strings.Repeat("0a1b2c3d", 8)},
+		{"npm_ glued both sides", text("xnpm_abcdefghijKLMNOPQRST0123456789abcdefgh_x"), "abcdefghijKLMNOPQRST0123456789abcdefgh"},
+		{"Telegram bot token glued", text("bot123456789:AAabcdefghijKLMNOPQRSTuvwxyz0123456789"), "AAabcdefghijKLMNOPQRSTuvwxyz0123456789"},
+		{"SendGrid glued", text("keySG.abcdefghijKLMNOPQRstuv.wxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcde"), "abcdefghijKLMNOPQRstuv.wxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcde"},
 		// Hex of text holding a credential, as base64 of it is.
 		{"hex of NAME=value", text("blob " + hex.EncodeToString([]byte("DB_PASSWORD=plain-secret-i")) + " end"),
 			hex.EncodeToString([]byte("DB_PASSWORD=plain-secret-i"))},
+		{"hex glued to a name", text("data_" + hex.EncodeToString([]byte("DB_PASSWORD=plain-secret-n"))), hex.EncodeToString([]byte("plain-secret-n"))},
+		{"hex glued to a hex letter", text("a" + hex.EncodeToString([]byte("DB_PASSWORD=plain-secret-o"))), hex.EncodeToString([]byte("plain-secret-o"))},
+		{"hex in xxd -p lines", text(xxd(hex.EncodeToString([]byte("HOST=db.internal\nDB_PASSWORD=plain-secret-p-long-enough\n")), "\n", 60)),
+			hex.EncodeToString([]byte("ret-p-long"))},
+		{"hex bytes apart", text(xxd(hex.EncodeToString([]byte("DB_PASSWORD=plain-secret-q")), " ", 2)), "70 6c 61 69 6e"},
 		{"0x hex of a provider key", text("0x" + hex.EncodeToString([]byte("sk_live_51HplainSecretJ0123456789"))),
 			hex.EncodeToString([]byte("sk_live_51HplainSecretJ0123456789"))},
 		// An unquoted value with spaces in the middle of a line.
 		{"spaced value before a semicolon", text("config: password = correct horse battery staple; next"), "battery staple"},
-		{"spaced value before the next pair", text("db_password: plain secret k user: ann"), "secret k"},
+		{"spaced value before the next pair", text("login db_password: plain secret k user: ann"), "secret k"},
+		{"spaced value after =>", text("x password => plain secret m battery"), "secret m"},
 		{"spaced value to the line's end", text("Then set api_key=plain secret l\nand restart"), "secret l"},
 	}
 	for _, tc := range tests {
@@ -89,10 +103,42 @@ func TestTextThatHoldsNoCredentialStays(t *testing.T) {
 		{"the pair after a hidden value", "login password=hunter2 user=ann host: db", " user=ann host: db"},
 		{"a flag after a hidden value", "login password: hunter2 -v", " -v"},
 		{"what follows a closing mark", "(password: hunter2) done", ") done"},
+		{"a comparison is no assignment", "if token == nil || token.Expired() { return err }", "|| token.Expired() { return err }"},
+		{"a sentence after a value", "use password: hunter2. Then restart the service", " Then restart the service"},
+		{"a paragraph after a value", "the token: abc one two three four five six seven eight nine ten", " nine ten"},
+		{"a kebab-case id holding an MD5", "task-d41d8cd98f00b204e9800998ecf8427e", "task-d41d8cd98f00b204e9800998ecf8427e"},
+		{"a key- name holding a SHA-1", "cache-key-da39a3ee5e6b4b0d3255bfef95601890afd80709", "cache-key-da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+		{"a dotted message key", "ERROR_MSG.authenticationFailureReason.descriptionTextLong", "ERROR_MSG.authenticationFailureReason.descriptionTextLong"},
+		{"a snake_case name holding npm_", "pnpm_CacheDirectoryResolverX", "pnpm_CacheDirectoryResolverX"},
+		{"a test name holding sk_test_", "TestDisk_test_ComputeSomethingVeryLongName", "TestDisk_test_ComputeSomethingVeryLongName"},
 	}
 	for _, tc := range tests {
 		if got := Text(tc.text); !strings.Contains(got, tc.kept) {
 			t.Errorf("%s: Text(%q) = %q, want it to keep %q", tc.name, tc.text, got, tc.kept)
 		}
+	}
+}
+
+// Runs that FuzzRedactLinear's repeated seeds never build: one long run of
+// blanks after a value, one long value, one long hex run and long hex
+// groups cost linear time too.
+func TestLongRunsCostLinearTime(t *testing.T) {
+	tests := []struct {
+		name string
+		text func(n int) string
+	}{
+		{"blanks after a value", func(n int) string { return "x password=a" + strings.Repeat(" ", n) + "b" }},
+		{"blanks and tabs after a value", func(n int) string { return "x password=a" + strings.Repeat(" \t", n/2) + "b" }},
+		{"words after a value", func(n int) string { return "x password=a" + strings.Repeat(" b", n/2) }},
+		{"one hex run", func(n int) string { return strings.Repeat("4a", n/2) }},
+		{"hex bytes apart", func(n int) string { return strings.Repeat("4a ", n/3) }},
+		{"hex lines", func(n int) string { return strings.Repeat(strings.Repeat("4a", 30)+"\n", n/61) }},
+		{"hex of hex", func(n int) string {
+			return hex.EncodeToString([]byte(hex.EncodeToString([]byte("DB_PASSWORD=" + strings.Repeat("x", n/4)))))
+		}},
+	}
+	for _, tc := range tests {
+		one, eight := tc.text(linearUnit), tc.text(8*linearUnit)
+		checkLinear(t, tc.name, func() { Text(one) }, func() { Text(eight) })
 	}
 }

@@ -91,12 +91,14 @@ func maxLen(re *syntax.Regexp) int {
 // without their end), and credentials on command lines. A provider's key
 // format with a prefix of its own is found glued to word characters on both
 // sides (xAKIA...y, id_ghp_...z), where gitleaks' word boundaries miss it;
-// short or common prefixes (sk-, sk_live_) need a longer token there, so
-// kebab-case names such as task-list-view stay.
+// short or common prefixes need the token's own length or shape there
+// (sk_live_ a digit and 20 characters, npm_ 36, SendGrid 22.43, sk- only
+// sk-proj- and the like), so names such as task-list-view, pnpm_cache_dir or
+// ERROR_MSG.someLongMessageKey stay; Mailgun's key- keeps its boundaries.
 var ownRules = []rule{
 	{id: "workspace-api-key", keywords: []string{workspace.KeyPrefix}, regex: workspace.KeyPrefix + `[A-Za-z0-9]+`},
 	{id: "bearer", keywords: []string{"bearer"}, group: 1, regex: `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{6,}=*)`},
-	{id: "sk-key", keywords: []string{"sk-"}, regex: `(?:^|[^A-Za-z0-9])(sk-[A-Za-z0-9_\-]{12,})|(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{16,})|(sk-[A-Za-z0-9]{32,})`},
+	{id: "sk-key", keywords: []string{"sk-"}, regex: `(?:^|[^A-Za-z0-9])(sk-[A-Za-z0-9_\-]{12,})|(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{16,})`},
 	{id: "aws-key-id", keywords: []string{"akia", "asia", "abia", "acca", "a3t"}, regex: `(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}`},
 	{id: "github-token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regex: `(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}`},
 	{id: "github-fine-grained", keywords: []string{"github_pat_"}, regex: `github_pat_[A-Za-z0-9_]{16,}`},
@@ -106,25 +108,25 @@ var ownRules = []rule{
 	{id: "putty-private-key", keywords: []string{"private-lines"}, regex: `(?i)Private-Lines:\s*\d+[\s\S]*?(?:Private-MAC:\s*\S+|$)`},
 	{id: "der-private-key", keywords: []string{"mii"}, regex: `\bMII[A-Za-z0-9+/]{60,}={0,2}`},
 	{id: "stripe-webhook-secret", keywords: []string{"whsec_"}, regex: `whsec_[A-Za-z0-9]{16,}`},
-	{id: "stripe-key", keywords: []string{"sk_", "rk_", "pk_live", "pk_test"}, regex: `(?:^|[^A-Za-z0-9])((?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{8,})|((?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{20,})`},
+	{id: "stripe-key", keywords: []string{"sk_", "rk_", "pk_live", "pk_test"}, regex: `(?:^|[^A-Za-z0-9])((?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{8,})|((?:sk|rk|pk)_(?:test|live|prod)_(?:[0-9][A-Za-z0-9]{19,}|[A-Za-z]{1,60}[0-9][A-Za-z0-9]{8,}))`},
 	{id: "gcp-api-key", keywords: []string{"aiza"}, regex: `AIza[A-Za-z0-9_\-]{20,}`},
 	{id: "gcp-oauth-secret", keywords: []string{"gocspx-"}, regex: `GOCSPX-[A-Za-z0-9_\-]{16,}`},
 	{id: "gcp-access-token", keywords: []string{"ya29."}, regex: `ya29\.[A-Za-z0-9_\-.]{16,}`},
 	{id: "gcp-refresh-token", keywords: []string{"1//0"}, regex: `1//0[A-Za-z0-9_\-]{16,}`},
 	{id: "gcp-service-account", keywords: []string{"service_account"}, group: 1, regex: `"private_key_id"\s*:\s*"([0-9a-f]{16,})"`},
 	{id: "anthropic-key", keywords: []string{"sk-ant-"}, regex: `sk-ant-[A-Za-z0-9_\-]{8,}`},
-	{id: "npm-token", keywords: []string{"npm_"}, regex: `npm_[A-Za-z0-9]{20,}`},
+	{id: "npm-token", keywords: []string{"npm_"}, regex: `(?:^|[^A-Za-z0-9])(npm_[A-Za-z0-9]{20,})|(npm_[A-Za-z0-9]{36})`},
 	{id: "npm-auth-token", keywords: []string{"_authtoken", "_auth"}, group: 1, regex: `(?i)_auth(?:Token)?\s*=\s*["']?([^\s"']+)`},
 	{id: "pypi-token", keywords: []string{"pypi-"}, regex: `pypi-[A-Za-z0-9_\-]{16,}`},
 	{id: "twilio-key", keywords: []string{"sk"}, regex: `SK[0-9a-fA-F]{32}`},
-	{id: "sendgrid-key", keywords: []string{"sg."}, regex: `SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}`},
+	{id: "sendgrid-key", keywords: []string{"sg."}, regex: `\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}|SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}`},
 	{id: "gitlab-token", keywords: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-", "gloas-", "glimt-", "glagent-"}, regex: `gl(?:pat|dt|rt|ptt|cbt|ft|soat|oas|imt|agent)-[A-Za-z0-9_\-]{16,}`},
 	{id: "huggingface-token", keywords: []string{"hf_"}, regex: `hf_[A-Za-z0-9]{20,}`},
 	{id: "replicate-token", keywords: []string{"r8_"}, regex: `r8_[A-Za-z0-9]{20,}`},
 	{id: "groq-key", keywords: []string{"gsk_"}, regex: `gsk_[A-Za-z0-9]{20,}`},
 	{id: "xai-key", keywords: []string{"xai-"}, regex: `xai-[A-Za-z0-9]{20,}`},
-	{id: "telegram-bot-token", keywords: []string{":aa"}, regex: `\b\d{6,12}:AA[A-Za-z0-9_\-]{30,}`},
-	{id: "mailgun-key", keywords: []string{"key-"}, regex: `key-[0-9a-f]{32}`},
+	{id: "telegram-bot-token", keywords: []string{":aa"}, regex: `\d{6,12}:AA[A-Za-z0-9_\-]{30,}`},
+	{id: "mailgun-key", keywords: []string{"key-"}, regex: `\bkey-[0-9a-f]{32}\b`},
 	{id: "notion-secret", keywords: []string{"secret_"}, regex: `secret_[A-Za-z0-9]{40,}`},
 	{id: "new-relic-key", keywords: []string{"nrak-", "nrjs-", "nrii-"}, regex: `NR(?:AK|JS|II)-[A-Za-z0-9\-]{16,}`},
 	{id: "braintree-token", keywords: []string{"access_token$"}, regex: `access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}`},
@@ -132,5 +134,7 @@ var ownRules = []rule{
 	{id: "mysql-password", keywords: []string{"mysql", "mariadb"}, group: 1, regex: `\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"]+|'[^']*'|"[^"]*")`},
 	{id: "sshpass", keywords: []string{"sshpass"}, group: 1, regex: `\bsshpass\s+-p\s*(\S+)`},
 	{id: "redis-cli-auth", keywords: []string{"redis-cli"}, group: 1, regex: `\bredis-cli\b[^\n]*?\s-a\s+(\S+)`},
+	{id: "glued-provider-key", keywords: []string{"dop_v1_", "dapi", "ltai", "pmak-", "pplx-", "sntryu_", "pscale_tkn_"},
+		regex: `dop_v1_[a-f0-9]{64}|dapi[a-f0-9]{32}|LTAI[A-Za-z0-9]{20}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|pplx-[A-Za-z0-9]{48}|sntryu_[a-f0-9]{64}|pscale_tkn_[A-Za-z0-9_.=\-]{32,64}`},
 	{id: "htpasswd", keywords: []string{"$apr1$", "$2y$", "$2a$", "$2b$", "$6$", "$5$"}, regex: `\$(?:apr1|2[aby]|[56])\$[./A-Za-z0-9$]{8,}`},
 }

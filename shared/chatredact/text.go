@@ -18,7 +18,7 @@ import (
 //   - passwords in URLs and user:password@host (userinfo);
 //   - "Basic" followed by base64 of user:password (basicAuth);
 //   - base64 or hex text that decodes to text holding a credential
-//     (base64Runs, hexRun).
+//     (base64Runs, hexRuns).
 //
 // Every detector is a single pass, or RE2 regular expressions (linear in
 // time) run on windows around keywords that one scan of the text finds
@@ -164,6 +164,7 @@ func redactText(s string, depth int) string {
 		t.userinfo()
 	}
 	t.base64Runs()
+	t.hexRuns()
 	if len(t.spans) == 0 {
 		return s
 	}
@@ -448,9 +449,6 @@ func (t *textScan) base64Runs() {
 
 func (t *textScan) base64Run(i, j, end int) {
 	run := t.s[i:j]
-	if t.hexRun(i, j) {
-		return
-	}
 	dec, ok := decodeBase64(t.s[i:end])
 	if !ok {
 		if strings.HasPrefix(run, "eyJ") || strings.HasPrefix(run, "eyI") {
@@ -466,31 +464,89 @@ func (t *textScan) base64Run(i, j, end int) {
 	}
 }
 
-// minHexRun is the shortest hex run decoded: hex of "pw=hunt2".
+// minHexRun is the shortest hex decoded: hex of "pw=hunt2".
 const minHexRun = 16
 
-// hexRun marks s[i:j], a run of base64 characters, when it is hex (an even
-// number of hex digits, "0x" before them or not) of text holding a
-// credential, as base64Run does for base64; it reports whether it did.
-func (t *textScan) hexRun(i, j int) bool {
-	run := t.s[i:j]
-	if len(run) > 2 && run[0] == '0' && (run[1] == 'x' || run[1] == 'X') {
-		run = run[2:]
+// hexRuns marks hex that decodes to text holding a credential, as
+// base64Runs does for base64: a run of hex digits ("0x" before it or not,
+// glued to a name: DATA_4442...), or runs of one width joined by single
+// newlines, spaces or colons (xxd -p's lines, 44 42 5f, 44:42:5f), decoded
+// as one; the last may be shorter. A group is decoded without its first run
+// too (a word's hex letters before it: "cafe 4442 5f50"), and a run of odd
+// length from its second digit too (a glued a4442...). Each digit is looked
+// at a bounded number of times and decoded text is half as long: linear.
+func (t *textScan) hexRuns() {
+	s := t.s
+	for i := 0; i < len(s); {
+		if !isHexDigit(s[i]) {
+			i++
+			continue
+		}
+		runs := []span{{i, hexEnd(s, i)}}
+		width := runs[0].end - runs[0].start
+		for width%2 == 0 {
+			last := runs[len(runs)-1]
+			if last.end-last.start != width {
+				break
+			}
+			gap := 0
+			switch {
+			case strings.HasPrefix(s[last.end:], "\r\n"):
+				gap = 2
+			case last.end < len(s) && (s[last.end] == '\n' || s[last.end] == ' ' || s[last.end] == ':'):
+				gap = 1
+			}
+			next := last.end + gap
+			if gap == 0 || next >= len(s) || !isHexDigit(s[next]) {
+				break
+			}
+			if e := hexEnd(s, next); e-next <= width && (e == len(s) || !isIdentChar(s[e]) || s[e] == '_') {
+				runs = append(runs, span{next, e})
+				continue
+			}
+			break
+		}
+		if !t.hexGroup(runs) && len(runs) > 1 {
+			t.hexGroup(runs[1:])
+		}
+		i = runs[len(runs)-1].end
 	}
-	if len(run) < minHexRun || len(run)%2 != 0 {
+}
+
+// hexEnd returns where the run of hex digits at s[i] ends.
+func hexEnd(s string, i int) int {
+	for i < len(s) && isHexDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+// hexGroup marks runs, decoded as one, when they hold a credential.
+func (t *textScan) hexGroup(runs []span) bool {
+	var b strings.Builder
+	for _, r := range runs {
+		b.WriteString(t.s[r.start:r.end])
+	}
+	d := b.String()
+	if len(d) < minHexRun || !(t.hexHolds(d) || (len(d)%2 != 0 && t.hexHolds(d[1:]))) {
 		return false
 	}
-	b, err := hex.DecodeString(run)
+	t.mark(runs[0].start, runs[len(runs)-1].end)
+	return true
+}
+
+// hexHolds reports whether the hex digits d (their even-length part) decode
+// to text holding a credential.
+func (t *textScan) hexHolds(d string) bool {
+	b, err := hex.DecodeString(d[:len(d)&^1])
 	if err != nil {
 		return false
 	}
 	dec := string(b)
-	if !isText(dec) || !(isUserPassword(dec) || redactString(dec, t.depth+1) != dec) {
-		return false
-	}
-	t.mark(i, j)
-	return true
+	return isText(dec) && (isUserPassword(dec) || redactString(dec, t.depth+1) != dec)
 }
+
+func isHexDigit(c byte) bool { return isDigit(c) || ('a' <= lower(c) && lower(c) <= 'f') }
 
 // decodeBase64 decodes s in the standard or the URL alphabet, padded or not.
 func decodeBase64(s string) (string, bool) {

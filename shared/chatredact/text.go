@@ -482,34 +482,35 @@ func (t *textScan) hexRuns() {
 			i++
 			continue
 		}
-		runs := []span{{i, hexEnd(s, i)}}
-		width := runs[0].end - runs[0].start
-		for width%2 == 0 {
-			last := runs[len(runs)-1]
-			if last.end-last.start != width {
-				break
-			}
+		// The group: runs of width digits from start to end; second is
+		// where its second run begins (0: it has one).
+		start, end := i, hexEnd(s, i)
+		width, second, last := end-start, 0, end-start
+		for width%2 == 0 && last == width {
 			gap := 0
 			switch {
-			case strings.HasPrefix(s[last.end:], "\r\n"):
+			case strings.HasPrefix(s[end:], "\r\n"):
 				gap = 2
-			case last.end < len(s) && (s[last.end] == '\n' || s[last.end] == ' ' || s[last.end] == ':'):
+			case end < len(s) && (s[end] == '\n' || s[end] == ' ' || s[end] == ':'):
 				gap = 1
 			}
-			next := last.end + gap
+			next := end + gap
 			if gap == 0 || next >= len(s) || !isHexDigit(s[next]) {
 				break
 			}
-			if e := hexEnd(s, next); e-next <= width && (e == len(s) || !isIdentChar(s[e]) || s[e] == '_') {
-				runs = append(runs, span{next, e})
-				continue
+			e := hexEnd(s, next)
+			if e-next > width || (e < len(s) && isIdentChar(s[e]) && s[e] != '_') {
+				break
 			}
-			break
+			if second == 0 {
+				second = next
+			}
+			end, last = e, e-next
 		}
-		if !t.hexGroup(runs) && len(runs) > 1 {
-			t.hexGroup(runs[1:])
+		if end-start >= minHexRun && !t.hexGroup(start, end) && second > 0 {
+			t.hexGroup(second, end)
 		}
-		i = runs[len(runs)-1].end
+		i = end
 	}
 }
 
@@ -521,17 +522,23 @@ func hexEnd(s string, i int) int {
 	return i
 }
 
-// hexGroup marks runs, decoded as one, when they hold a credential.
-func (t *textScan) hexGroup(runs []span) bool {
-	var b strings.Builder
-	for _, r := range runs {
-		b.WriteString(t.s[r.start:r.end])
+// hexGroup marks s[start:end], hex runs and their separators, decoded as
+// one, when it holds a credential.
+func (t *textScan) hexGroup(start, end int) bool {
+	d := t.s[start:end]
+	if strings.ContainsAny(d, "\r\n :") {
+		var b strings.Builder
+		for i := 0; i < len(d); i++ {
+			if isHexDigit(d[i]) {
+				b.WriteByte(d[i])
+			}
+		}
+		d = b.String()
 	}
-	d := b.String()
 	if len(d) < minHexRun || !(t.hexHolds(d) || (len(d)%2 != 0 && t.hexHolds(d[1:]))) {
 		return false
 	}
-	t.mark(runs[0].start, runs[len(runs)-1].end)
+	t.mark(start, end)
 	return true
 }
 

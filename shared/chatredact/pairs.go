@@ -202,16 +202,23 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 		return -1
 	}
 	if s[p] == '\n' || s[p] == '\r' {
-		// YAML block scalar (password: |) or nothing on this line.
-		return -1
+		// Nothing more on this line: in YAML (password:) the value is what
+		// is indented below the name.
+		if s[sep-1] != ':' {
+			return -1
+		}
+		return t.indentedBlock(b-btoi(q != 0), p)
 	}
 	if (s[p] == '|' || s[p] == '>') && restOfLineBlank(s, p+1) {
+		// A YAML block scalar (password: |): its indented lines.
 		nl := strings.IndexByte(s[p:], '\n')
 		if nl < 0 {
 			return -1
 		}
-		k := skipBlanks(s, p+nl+1)
-		return t.valueToLineEnd(k)
+		if end := t.indentedBlock(b-btoi(q != 0), p+nl); end >= 0 {
+			return end
+		}
+		return t.valueToLineEnd(skipBlanks(s, p+nl+1))
 	}
 	// Markdown emphasis closing the name: **Password:** value.
 	if s[p] == '*' {
@@ -320,6 +327,45 @@ func valueEndsAt(s string, i, k int) bool {
 	}
 	j = skipBlanks(s, j)
 	return j < len(s) && (s[j] == '=' || (s[j] == ':' && !strings.HasPrefix(s[j:], "://")))
+}
+
+// maxBlockLines bounds the lines of a YAML value indented below its name.
+const maxBlockLines = 1024
+
+// indentedBlock marks the lines after the line break at nl that are
+// indented deeper than the name at nameAt (a YAML value below its name: a
+// plain or block scalar, or a mapping under a credential name, hidden whole
+// as a JSON object under one is); blank lines inside it stay. It returns
+// the block's end, or -1 when no line is indented below the name.
+func (t *textScan) indentedBlock(nameAt, nl int) int {
+	s := t.s
+	col := nameAt - (strings.LastIndexByte(s[:nameAt], '\n') + 1)
+	end, i := -1, nl
+	for lines := 0; i < len(s) && lines < maxBlockLines; lines++ {
+		if s[i] == '\r' {
+			i++
+		}
+		if i < len(s) && s[i] == '\n' {
+			i++
+		}
+		k := i
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		le := k
+		for le < len(s) && s[le] != '\n' && s[le] != '\r' {
+			le++
+		}
+		if k < le {
+			if k-i <= col {
+				break
+			}
+			t.mark(k, le)
+			end = le
+		}
+		i = le
+	}
+	return end
 }
 
 // quotedValue marks a quoted value starting at p up to its closing quote q

@@ -77,6 +77,10 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 		// An unquoted value with spaces in the middle of a line.
 		{"spaced value before a semicolon", text("config: password = correct horse battery staple; next"), "battery staple"},
 		{"spaced value before the next pair", text("login db_password: plain secret k user: ann"), "secret k"},
+		// A YAML value indented below its name, or a mapping under it.
+		{"YAML value on the next line", text("db:\n  password:\n    plain secret r\n  user: ann"), "secret r"},
+		{"YAML mapping under a credential name", text("secrets:\n  prod: plain-secret-s\n  dev: x\nother: 1"), "plain-secret-s"},
+		{"YAML block scalar's later lines", text("password: |\n  line one\n\n  plain-secret-t\nuser: ann"), "plain-secret-t"},
 		{"spaced value after =>", text("x password => plain secret m battery"), "secret m"},
 		{"spaced value to the line's end", text("Then set api_key=plain secret l\nand restart"), "secret l"},
 	}
@@ -103,6 +107,8 @@ func TestTextThatHoldsNoCredentialStays(t *testing.T) {
 		{"the pair after a hidden value", "login password=hunter2 user=ann host: db", " user=ann host: db"},
 		{"a flag after a hidden value", "login password: hunter2 -v", " -v"},
 		{"what follows a closing mark", "(password: hunter2) done", ") done"},
+		{"the YAML key after an indented value", "db:\n  password:\n    hunter2\n  user: ann", "\n  user: ann"},
+		{"a paragraph after a bare name", "Password:\nThis is the next paragraph.", "This is the next paragraph."},
 		{"a comparison is no assignment", "if token == nil || token.Expired() { return err }", "|| token.Expired() { return err }"},
 		{"a sentence after a value", "use password: hunter2. Then restart the service", " Then restart the service"},
 		{"a paragraph after a value", "the token: abc one two three four five six seven eight nine ten", " nine ten"},
@@ -130,6 +136,8 @@ func TestLongRunsCostLinearTime(t *testing.T) {
 		{"blanks after a value", func(n int) string { return "x password=a" + strings.Repeat(" ", n) + "b" }},
 		{"blanks and tabs after a value", func(n int) string { return "x password=a" + strings.Repeat(" \t", n/2) + "b" }},
 		{"words after a value", func(n int) string { return "x password=a" + strings.Repeat(" b", n/2) }},
+		{"YAML values below names", func(n int) string { return strings.Repeat("password:\n  x\n", n/14) }},
+		{"one long YAML block", func(n int) string { return "password:\n" + strings.Repeat("  a\n", n/4) }},
 		{"one hex run", func(n int) string { return strings.Repeat("4a", n/2) }},
 		{"hex bytes apart", func(n int) string { return strings.Repeat("4a ", n/3) }},
 		{"hex lines", func(n int) string { return strings.Repeat(strings.Repeat("4a", 30)+"\n", n/61) }},

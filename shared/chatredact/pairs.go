@@ -201,22 +201,24 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	if p >= len(s) {
 		return -1
 	}
-	if s[p] == '\n' || s[p] == '\r' {
-		// Nothing more on this line: in YAML (password:) the value is what
-		// is indented below the name.
-		if s[sep-1] != ':' {
-			return -1
+	// A YAML name that starts its line with nothing after its colon but a
+	// block header (password:, password: |2-, password: !!str # note) has
+	// its value in the lines indented below it.
+	if s[sep-1] == ':' && startsLine(s, b-btoi(q != 0)) {
+		if nl, ok := yamlBlockHeader(s, p); ok {
+			if end := t.indentedBlock(b-btoi(q != 0), nl); end >= 0 {
+				return end
+			}
 		}
-		return t.indentedBlock(b-btoi(q != 0), p)
+	}
+	if s[p] == '\n' || s[p] == '\r' {
+		return -1 // nothing on this line
 	}
 	if (s[p] == '|' || s[p] == '>') && restOfLineBlank(s, p+1) {
-		// A YAML block scalar (password: |): its indented lines.
+		// A block scalar, not indented: its next line.
 		nl := strings.IndexByte(s[p:], '\n')
 		if nl < 0 {
 			return -1
-		}
-		if end := t.indentedBlock(b-btoi(q != 0), p+nl); end >= 0 {
-			return end
 		}
 		return t.valueToLineEnd(skipBlanks(s, p+nl+1))
 	}
@@ -327,6 +329,30 @@ func valueEndsAt(s string, i, k int) bool {
 	}
 	j = skipBlanks(s, j)
 	return j < len(s) && (s[j] == '=' || (s[j] == ':' && !strings.HasPrefix(s[j:], "://")))
+}
+
+// yamlBlockHeader reports whether what follows a YAML name's colon at p,
+// up to the end of the line, announces a value on the lines below: nothing,
+// or a tag (!!str), an anchor (&pw), a block scalar's indicator (|, >-, |2)
+// and a comment, in that order. It returns the line break's index.
+func yamlBlockHeader(s string, p int) (int, bool) {
+	for p < len(s) && (s[p] == '!' || s[p] == '&') {
+		for p < len(s) && !isSpace(s[p]) {
+			p++
+		}
+		p = skipBlanks(s, p)
+	}
+	if p < len(s) && (s[p] == '|' || s[p] == '>') {
+		for p++; p < len(s) && (isDigit(s[p]) || s[p] == '-' || s[p] == '+'); p++ {
+		}
+		p = skipBlanks(s, p)
+	}
+	if p < len(s) && s[p] == '#' && (p == 0 || s[p-1] == ' ' || s[p-1] == '\t') {
+		for p < len(s) && s[p] != '\n' && s[p] != '\r' {
+			p++
+		}
+	}
+	return p, p < len(s) && (s[p] == '\n' || s[p] == '\r')
 }
 
 // maxBlockLines bounds the lines of a YAML value indented below its name.

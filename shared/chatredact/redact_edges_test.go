@@ -81,6 +81,9 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 		{"YAML value on the next line", text("db:\n  password:\n    plain secret r\n  user: ann"), "secret r"},
 		{"YAML mapping under a credential name", text("secrets:\n  prod: plain-secret-s\n  dev: x\nother: 1"), "plain-secret-s"},
 		{"YAML block scalar's later lines", text("password: |\n  line one\n\n  plain-secret-t\nuser: ann"), "plain-secret-t"},
+		{"YAML value below a comment", text("password: # the db one\n  plain-secret-u"), "plain-secret-u"},
+		{"YAML value below a block header", text("password: |2-\n    plain-secret-v"), "plain-secret-v"},
+		{"YAML value below a tag", text("- password: !!str\n    plain-secret-w"), "plain-secret-w"},
 		{"spaced value after =>", text("x password => plain secret m battery"), "secret m"},
 		{"spaced value to the line's end", text("Then set api_key=plain secret l\nand restart"), "secret l"},
 	}
@@ -109,6 +112,8 @@ func TestTextThatHoldsNoCredentialStays(t *testing.T) {
 		{"what follows a closing mark", "(password: hunter2) done", ") done"},
 		{"the YAML key after an indented value", "db:\n  password:\n    hunter2\n  user: ann", "\n  user: ann"},
 		{"a paragraph after a bare name", "Password:\nThis is the next paragraph.", "This is the next paragraph."},
+		{"a Python block under a credential test", "    if token:\n        return fetch(self.url)\n    return None", "return fetch(self.url)"},
+		{"a test name holding sk_test_", "test_sk_test_something_long_enough_here", "test_sk_test_something_long_enough_here"},
 		{"a comparison is no assignment", "if token == nil || token.Expired() { return err }", "|| token.Expired() { return err }"},
 		{"a sentence after a value", "use password: hunter2. Then restart the service", " Then restart the service"},
 		{"a paragraph after a value", "the token: abc one two three four five six seven eight nine ten", " nine ten"},

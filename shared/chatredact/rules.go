@@ -108,7 +108,7 @@ var ownRules = []rule{
 	{id: "putty-private-key", keywords: []string{"private-lines"}, regex: `(?i)Private-Lines:\s*\d+[\s\S]*?(?:Private-MAC:\s*\S+|$)`},
 	{id: "der-private-key", keywords: []string{"mii"}, regex: `\bMII[A-Za-z0-9+/]{60,}={0,2}`},
 	{id: "stripe-webhook-secret", keywords: []string{"whsec_"}, regex: `whsec_[A-Za-z0-9]{16,}`},
-	{id: "stripe-key", keywords: []string{"sk_", "rk_", "pk_live", "pk_test"}, regex: `(?:^|[^A-Za-z0-9])((?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{8,})|((?:sk|rk|pk)_(?:test|live|prod)_(?:[0-9][A-Za-z0-9]{19,}|[A-Za-z]{1,60}[0-9][A-Za-z0-9]{8,}))`},
+	{id: "stripe-key", keywords: []string{"sk_", "rk_", "pk_live", "pk_test"}, regex: `(?:^|[^A-Za-z0-9_])((?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{8,})|((?:sk|rk|pk)_(?:test|live|prod)_(?:[0-9][A-Za-z0-9]{19,}|[A-Za-z]{1,60}[0-9][A-Za-z0-9]{8,}))`},
 	{id: "gcp-api-key", keywords: []string{"aiza"}, regex: `AIza[A-Za-z0-9_\-]{20,}`},
 	{id: "gcp-oauth-secret", keywords: []string{"gocspx-"}, regex: `GOCSPX-[A-Za-z0-9_\-]{16,}`},
 	{id: "gcp-access-token", keywords: []string{"ya29."}, regex: `ya29\.[A-Za-z0-9_\-.]{16,}`},

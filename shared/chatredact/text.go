@@ -550,7 +550,11 @@ func (t *textScan) hexHolds(d string) bool {
 		return false
 	}
 	dec := string(b)
-	return isText(dec) && (isUserPassword(dec) || redactString(dec, t.depth+1) != dec)
+	if !isText(dec) {
+		return false
+	}
+	// Text in hex this deep in encodings is hidden whole (fails closed).
+	return t.depth >= maxNestedJSON || isUserPassword(dec) || redactString(dec, t.depth+1) != dec
 }
 
 func isHexDigit(c byte) bool { return isDigit(c) || ('a' <= lower(c) && lower(c) <= 'f') }

@@ -261,10 +261,7 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	for ; end < len(s); end++ {
 		c := s[end]
 		if spacedValue && (c == ' ' || c == '\t') {
-			k := end
-			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-				k++
-			}
+			k := blanksEnd(s, end)
 			if words < maxValueWords && !valueEndsAt(s, end, k) {
 				words++
 				end = k - 1 // one step over the whole run of blanks: linear
@@ -374,10 +371,7 @@ func (t *textScan) indentedBlock(nameAt, nl int) int {
 		if i < len(s) && s[i] == '\n' {
 			i++
 		}
-		k := i
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
+		k := blanksEnd(s, i)
 		le := k
 		for le < len(s) && s[le] != '\n' && s[le] != '\r' {
 			le++
@@ -564,6 +558,15 @@ func skipBlanks(s string, p int) int {
 		p++
 	}
 	return p
+}
+
+// blanksEnd returns where the run of spaces and tabs at s[i] ends, however
+// long it is (skipBlanks stops at 16).
+func blanksEnd(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 func restOfLineBlank(s string, p int) bool {

@@ -309,10 +309,7 @@ func (t *textScan) basicAuth(i int) {
 		return
 	}
 	j := i + len("basic")
-	k := j
-	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-		k++
-	}
+	k := blanksEnd(s, j)
 	if k == j {
 		return
 	}
@@ -456,12 +453,16 @@ func (t *textScan) base64Run(i, j, end int) {
 		}
 		return
 	}
-	if !isText(dec) {
-		return
-	}
-	if isUserPassword(dec) || redactString(dec, t.depth+1) != dec {
+	if isText(dec) && t.decodedHolds(dec) {
 		t.mark(i, end)
 	}
+}
+
+// decodedHolds reports whether dec, text decoded from base64 or hex, holds
+// a credential: it is user:password, or redacting it one level deeper
+// changes it.
+func (t *textScan) decodedHolds(dec string) bool {
+	return isUserPassword(dec) || redactString(dec, t.depth+1) != dec
 }
 
 // minHexRun is the shortest hex decoded: hex of "pw=hunt2".
@@ -550,11 +551,8 @@ func (t *textScan) hexHolds(d string) bool {
 		return false
 	}
 	dec := string(b)
-	if !isText(dec) {
-		return false
-	}
 	// Text in hex this deep in encodings is hidden whole (fails closed).
-	return t.depth >= maxNestedJSON || isUserPassword(dec) || redactString(dec, t.depth+1) != dec
+	return isText(dec) && (t.depth >= maxNestedJSON || t.decodedHolds(dec))
 }
 
 func isHexDigit(c byte) bool { return isDigit(c) || ('a' <= lower(c) && lower(c) <= 'f') }

@@ -8,21 +8,27 @@ package idempotency_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
+	"github.com/agentplatform/workspaceapi/shared/authctx"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -401,5 +407,106 @@ func TestEveryWriteRouteTakesAnIdempotencyKey(t *testing.T) {
 	}
 	if writes == 0 {
 		t.Fatal("no write route in template.yaml")
+	}
+}
+
+// A new API key is shown once and never stored (docs/api-keys.md): the
+// repeat of its create gets the 201 with the key resource alone, and no item
+// of the table, kept answers included, holds the key.
+func TestARepeatedKeyCreateNeverShowsNorStoresTheKey(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.DemoFixture(t))
+	body := `{"name": "nightly export", "scopes": ["read"]}`
+	first := send(t, env, http.MethodPost, "/workspaceapi/keys", adminKey, "new-key-1", body)
+	var created map[string]any
+	first.JSON(t, &created)
+	plaintext, _ := created["key"].(string)
+	if first.Status != http.StatusCreated || !workspace.WellFormedKey(plaintext) || replayed(first) {
+		t.Fatalf("first: %d %s, want 201 with the key", first.Status, first.Body)
+	}
+	again := send(t, env, http.MethodPost, "/workspaceapi/keys", adminKey, "new-key-1", body)
+	var resource map[string]any
+	again.JSON(t, &resource)
+	delete(created, "key")
+	if again.Status != http.StatusCreated || !replayed(again) || !reflect.DeepEqual(resource, created) {
+		t.Errorf("repeat: %d %s (replayed %v), want 201 replayed with %v", again.Status, again.Body, replayed(again), created)
+	}
+	if strings.Contains(string(again.Body), plaintext) {
+		t.Error("the repeat showed the key again")
+	}
+	items, err := tableops.ScanItems(t.Context(), env.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if holdsText(it, plaintext) {
+			t.Errorf("item %v %v holds the new key", it["PK"], it["SK"])
+		}
+	}
+	if res := env.Do(t, http.MethodGet, "/workspaceapi/agents", plaintext, ""); res.Status != http.StatusOK {
+		t.Errorf("the new key: %d %s, want it to work", res.Status, res.Body)
+	}
+}
+
+// holdsText reports whether any attribute of item, nested or gzip-compressed
+// (as kept answers are), holds s.
+func holdsText(item map[string]types.AttributeValue, s string) bool {
+	for _, v := range item {
+		if avHolds(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func avHolds(v types.AttributeValue, s string) bool {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return strings.Contains(v.Value, s)
+	case *types.AttributeValueMemberSS:
+		return slices.ContainsFunc(v.Value, func(x string) bool { return strings.Contains(x, s) })
+	case *types.AttributeValueMemberB:
+		if bytes.Contains(v.Value, []byte(s)) {
+			return true
+		}
+		if zr, err := gzip.NewReader(bytes.NewReader(v.Value)); err == nil {
+			plain, _ := io.ReadAll(zr)
+			return bytes.Contains(plain, []byte(s))
+		}
+	case *types.AttributeValueMemberL:
+		return slices.ContainsFunc(v.Value, func(x types.AttributeValue) bool { return avHolds(x, s) })
+	case *types.AttributeValueMemberM:
+		return holdsText(v.Value, s)
+	}
+	return false
+}
+
+// The last guard: an answer that holds key-shaped text, from a writer that
+// said nothing of what to keep, is kept with the key redacted.
+func TestAKeptAnswerNeverHoldsAKey(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.DemoFixture(t))
+	leak := "wk_" + strings.Repeat("Q", 40)
+	h := httpapi.Lambda(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"leak":"` + leak + `"}`))
+	}), httpapi.Idempotency{Store: env.Store, Clock: env.Clock})
+	caller := workspace.Caller{WorkspaceID: "ws_acme", KeyID: adminKeyID, UserID: "usr_ada", Role: workspace.RoleAdmin,
+		Scopes: []workspace.Scope{workspace.ScopeWrite}}
+	event := events.APIGatewayProxyRequest{HTTPMethod: http.MethodPost, Path: "/workspaceapi/leak", Resource: "/workspaceapi/leak",
+		Headers: map[string]string{httpapi.IdempotencyKeyHeader: "guard-1"}, MultiValueHeaders: map[string][]string{httpapi.IdempotencyKeyHeader: {"guard-1"}},
+		RequestContext: events.APIGatewayProxyRequestContext{RequestID: "req-guard", Authorizer: authctx.Encode(caller)}}
+	if _, err := h(t.Context(), event); err != nil {
+		t.Fatal(err)
+	}
+	again, err := h(t.Context(), event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.MultiValueHeaders[httpapi.IdempotentReplayedHeader] == nil && again.Headers[httpapi.IdempotentReplayedHeader] == "" {
+		t.Fatalf("repeat not replayed: %d %s", again.StatusCode, again.Body)
+	}
+	if strings.Contains(again.Body, leak) {
+		t.Errorf("the kept answer held the key: %s", again.Body)
 	}
 }

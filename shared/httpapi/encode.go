@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -42,11 +43,18 @@ func withoutKeys(body []byte) []byte {
 // NoContent writes an empty 204 response.
 func NoContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
 
+// answerKeeper is a writer that keeps the answer of a write for its repeats
+// (the idempotency recorder, idempotency.go). A body passed to keepInstead
+// is kept in place of the one sent.
+type answerKeeper interface{ keepInstead(body []byte) }
+
 // CreatedKey writes the 201 of a new API key: v, a JSON object that holds
 // no key, with the field "key" added holding plaintext. It is the one answer
 // that carries a key (docs/api-keys.md: a new key is shown once); the rest
 // of the body is held to withoutKeys like every other, and plaintext must be
 // a well-formed key (base62 after the prefix: nothing to escape in JSON).
+// Under an Idempotency-Key the answer is kept without "key": a key is never
+// stored, so a repeat gets v alone.
 func CreatedKey(w http.ResponseWriter, v any, plaintext string) {
 	body, err := json.Marshal(v)
 	if err != nil || len(body) < 2 || body[len(body)-1] != '}' || !workspace.WellFormedKey(plaintext) {
@@ -55,6 +63,9 @@ func CreatedKey(w http.ResponseWriter, v any, plaintext string) {
 		return
 	}
 	body = withoutKeys(body)
+	if k, ok := w.(answerKeeper); ok {
+		k.keepInstead(slices.Clone(body))
+	}
 	sep := ","
 	if len(body) == 2 { // {}
 		sep = ""

@@ -4,6 +4,7 @@
 package edges_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"slices"
@@ -64,6 +65,49 @@ func TestEveryDateAndTimeParameterFrom1970To9999AnswersWithoutA5xx(t *testing.T)
 			}
 			if !slices.Contains(tc.want, res.Status) {
 				t.Errorf("GET %s answered %d %s, want %v", tc.path, res.Status, res.Body, tc.want)
+			}
+		})
+	}
+}
+
+// Times outside 1970 to 9999 in UTC (an offset takes a time of year 9999
+// into year 10000, or year 1 is the zero time) bound their periods as the
+// last instant and 1970 do: they never widen a period to everything
+// (docs/bounds.md).
+func TestTimesPastTheEdgesBoundTheirPeriodsAtTheEdges(t *testing.T) {
+	env := apitest.New(t, apitest.DemoFixture(t))
+	const agent = "/workspaceapi/agents/agt_support_triage"
+	if res := env.Do(t, http.MethodPost, "/workspaceapi/agents/tags", readKey, `{"ids": ["agt_support_triage"], "tags": ["edge"]}`); res.Status != http.StatusOK {
+		t.Fatalf("tagging for an audit entry: %d %s", res.Status, res.Body)
+	}
+	count := func(t *testing.T, path, field string) int {
+		t.Helper()
+		res := env.Do(t, http.MethodGet, path, readKey, "")
+		if res.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
+		}
+		var body map[string][]json.RawMessage
+		res.JSON(t, &body)
+		return len(body[field])
+	}
+	if n := count(t, agent+"/diary?date=2026-11-21", "entries"); n == 0 {
+		t.Fatal("the fixture's diary day 2026-11-21 holds no entries")
+	}
+	for _, tc := range []struct {
+		name, path, field string
+		wantSome          bool
+	}{
+		{"a diary date past the last instant in UTC", agent + "/diary?date=9999-12-31T20:00:00-05:00", "entries", false},
+		{"a diary date one minute past it", agent + "/diary?date=9999-12-31T23:30:00-00:31", "entries", false},
+		{"an audit since past the last instant", "/workspaceapi/audit-log?since=9999-12-31T23:59:59-00:01", "entries", false},
+		{"an audit until past the last instant", "/workspaceapi/audit-log?until=9999-12-31T20:00:00-05:00", "entries", true},
+		{"an audit until in year 1", "/workspaceapi/audit-log?until=0001-01-01", "entries", false},
+		{"an audit period in years 0 and 1", "/workspaceapi/audit-log?since=0000-01-01T00:00:00Z&until=0001-01-01T00:00:00Z", "entries", false},
+		{"an audit since in year 1", "/workspaceapi/audit-log?since=0001-01-01", "entries", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := count(t, tc.path, tc.field) > 0; got != tc.wantSome {
+				t.Errorf("GET %s holds entries: %v, want %v", tc.path, got, tc.wantSome)
 			}
 		})
 	}

@@ -146,14 +146,24 @@ func queryFilter(r *http.Request) (f workspace.AuditFilter, none bool, err error
 		}
 		*p.to = v
 	}
-	if f.Since, _, err = httpapi.QueryTime(r, "since"); err != nil {
+	since, sinceSet, err := httpapi.QueryTime(r, "since")
+	if err != nil {
 		return f, false, err
 	}
-	if f.Until, _, err = httpapi.QueryTime(r, "until"); err != nil {
+	until, untilSet, err := httpapi.QueryTime(r, "until")
+	if err != nil {
 		return f, false, err
 	}
-	if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
+	if sinceSet && untilSet && until.Before(since) {
 		return f, false, workspace.Invalid("until must not be before since")
+	}
+	// A bound before 1970 reads as 1970, before every entry: never as the
+	// zero time (year 1), which would mean no bound at all.
+	if sinceSet {
+		f.Since = workspace.NotBeforeEarliest(since)
+	}
+	if untilSet {
+		f.Until = workspace.NotBeforeEarliest(until)
 	}
 	return f, none, nil
 }

@@ -10,7 +10,10 @@ import (
 // QueryTime reads the query parameter name as an ISO timestamp (RFC 3339,
 // any offset) or an ISO date (YYYY-MM-DD, its UTC midnight), in UTC; set is
 // false when it is absent. Anything else is a KindInvalid error naming the
-// parameter.
+// parameter. A time of year 9999 whose offset takes it past the last
+// instant in UTC reads as the last instant (workspace.LatestTime): the
+// periods the API speaks of end there (docs/bounds.md), and no stored key's
+// time has a five-digit year, which would sort before every other.
 func QueryTime(r *http.Request, name string) (t time.Time, set bool, err error) {
 	s, set, err := queryValue(r, name)
 	if err != nil || !set {
@@ -23,7 +26,7 @@ func QueryTime(r *http.Request, name string) (t time.Time, set bool, err error) 
 	if err != nil {
 		return time.Time{}, false, workspace.Invalid("%s must be an ISO date (YYYY-MM-DD) or an RFC 3339 timestamp", name)
 	}
-	return t, true, nil
+	return workspace.NotAfterLatest(t), true, nil
 }
 
 // QueryString reads the query parameter name as it is; set is false when it

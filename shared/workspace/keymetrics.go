@@ -39,6 +39,16 @@ var EarliestMetricTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 // bound read from storage or answered ever has a five-digit year.
 var LatestTime = time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC)
 
+// NotBeforeEarliest returns t, or EarliestMetricTime when t is earlier:
+// nothing the API keeps predates 1970, and a time before it must not read
+// as the zero time, which means "not given".
+func NotBeforeEarliest(t time.Time) time.Time {
+	if t.Before(EarliestMetricTime) {
+		return EarliestMetricTime
+	}
+	return t
+}
+
 // NotAfterLatest returns t, or LatestTime when t is later.
 func NotAfterLatest(t time.Time) time.Time {
 	if t.After(LatestTime) {

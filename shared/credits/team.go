@@ -49,6 +49,7 @@ func setTeamLimit(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 			if err := workspace.CheckCredits("monthlyCreditLimit", v, false); err != nil {
 				return err
 			}
+			v = workspace.RoundFigure(v)
 			limit = &v
 		}
 		teamID := r.PathValue("teamId")

@@ -178,3 +178,13 @@ func TestWhoMaySetATeamsLimit(t *testing.T) {
 		t.Errorf("teams' limits %s, want team_a none and team_b 100: refusals change nothing", got)
 	}
 }
+
+// A team limit of -0 is kept and answered as 0, as every reader shows it.
+func TestATeamLimitOfMinusZeroIsZero(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	res := env.Do(t, http.MethodPut, teamLimitPath("team_a"), keyAdmin, `{"monthlyCreditLimit": -0}`)
+	if res.Status != http.StatusOK || !strings.Contains(string(res.Body), `"monthlyCreditLimit":0,`) {
+		t.Errorf("answer %d %s, want 200 with monthlyCreditLimit 0", res.Status, res.Body)
+	}
+}

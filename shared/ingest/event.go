@@ -294,7 +294,7 @@ func (w wireCreditsUsed) usage() (*workspace.Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &workspace.Usage{EventID: w.ID, WorkspaceID: w.WorkspaceID, AgentID: w.AgentID, Credits: *w.Credits, OccurredAt: at}
+	u := &workspace.Usage{EventID: w.ID, WorkspaceID: w.WorkspaceID, AgentID: w.AgentID, Credits: workspace.RoundFigure(*w.Credits), OccurredAt: at}
 	if w.ChatID != nil {
 		// Given, it names a chat: an empty one is a mistake, not "no chat".
 		if err := checkID("chatId", *w.ChatID, true); err != nil {
@@ -447,6 +447,10 @@ func (w wireMetricRecorded) metricRecord() (*MetricRecord, error) {
 	rec := &MetricRecord{Head: w.head(), Record: workspace.MetricRecord{
 		ID: r.ID, Metric: w.Metric, OccurredAt: at, Ref: r.Ref, Note: r.Note}}
 	if v, ok := r.Value.Get(); ok {
+		if err := workspace.CheckMetricValue("record.value", v); err != nil {
+			return nil, err
+		}
+		v = workspace.RoundFigure(v)
 		rec.Record.Value = &v
 	}
 	return rec, nil

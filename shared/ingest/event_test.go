@@ -173,6 +173,8 @@ func TestParseRefusesInvalidEvents(t *testing.T) {
 		{"credits negative", usageJSON(`"credits": -1`), "credits must be greater than 0"},
 		{"credits over the maximum", usageJSON(`"credits": 1e13`), "credits must be at most 1e+12"},
 		{"credits a string", usageJSON(`"credits": "2"`), "credits: must be a number"},
+		{"credits below the least figure kept", usageJSON(`"credits": 1e-10`), "credits must be at least 0.000000001"},
+		{"credits that DynamoDB cannot hold", usageJSON(`"credits": 1e-200`), "credits must be at least 0.000000001"},
 		{"occurredAt missing", usageJSON(`"occurredAt": -`), "occurredAt is required"},
 		{"occurredAt a date", usageJSON(`"occurredAt": "2026-11-21"`), "occurredAt must be an RFC 3339 timestamp"},
 		{"empty chatId", usageJSON(`"chatId": ""`), "chatId is required"},
@@ -191,6 +193,8 @@ func TestParseRefusesInvalidEvents(t *testing.T) {
 		{"metric without name", usageJSON(metricBase + `, "metric": ""`), "metric is required"},
 		{"metric without record", usageJSON(metricBase + `, "record": -`), "record is required"},
 		{"metric record occurredAt invalid", usageJSON(metricBase + `, "record": {"id": "r1", "occurredAt": "x"}`), "record.occurredAt must be an RFC 3339 timestamp"},
+		{"metric record value too large", usageJSON(metricBase + `, "record": {"id": "r1", "occurredAt": "2026-11-21T10:00:00Z", "value": 1e30}`), "record.value must be a number from -1e+15 to 1e+15"},
+		{"metric record value too small", usageJSON(metricBase + `, "record": {"id": "r1", "occurredAt": "2026-11-21T10:00:00Z", "value": -1.7e308}`), "record.value must be a number from -1e+15 to 1e+15"},
 		{"metric record value a string", usageJSON(metricBase + `, "record": {"id": "r1", "occurredAt": "2026-11-21T10:00:00Z", "value": "3"}`), "record.value: must be a number or null"},
 	}
 	for _, tc := range tests {

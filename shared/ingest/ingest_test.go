@@ -363,3 +363,44 @@ func TestFixtureEventsTheIngestPathRefusesFailTheLoad(t *testing.T) {
 		})
 	}
 }
+
+// Figures of any magnitude within their bounds sum in DynamoDB, whose
+// numbers hold 38 digits: credits and metric values are kept to nine
+// decimal places, so a large figure after a very precise one never fails
+// its event, nor every later one of the same sum.
+func TestFiguresOfEveryMagnitudeSumWithoutFailing(t *testing.T) {
+	env := apitest.New(t, testFixture(""))
+	handler := ingest.New(env.Store, ingest.StoredAgentData{Store: env.Store, Clock: env.Clock}, env.Clock)
+	earlier := env.Clock.Now().Add(-time.Hour)
+	metric := func(id string, value string) string {
+		return fmt.Sprintf(`{"type": "metric.recorded", "id": %q, "workspaceId": "ws_i", "agentId": "ag_free", "metric": "Latency",
+		  "record": {"id": %q, "occurredAt": %q, "value": %s}}`, id, id, earlier.Format(time.RFC3339), value)
+	}
+	// Credits of 25 decimal places, then (in another batch, which sums its
+	// own events first) ten times 10^12: the month's total keeps nine
+	// decimal places. A metric value of 10^-25, then one of 10^15, whose
+	// day's sum would need 41 digits unrounded.
+	if res, err := handler(t.Context(), batch(usage("u0", "ag_free", 1.2345678901234567e-9, earlier))); err != nil || len(res.BatchItemFailures) > 0 {
+		t.Fatalf("the first batch: %v, %v", res.BatchItemFailures, err)
+	}
+	var bodies []string
+	for i := range 10 {
+		bodies = append(bodies, usage(fmt.Sprintf("u%d", i+1), "ag_free", 1e12, earlier))
+	}
+	bodies = append(bodies,
+		metric("v1", "1e-25"),
+		metric("v2", "1e15"),
+		metric("v3", "0.123456789012345"),
+		metric("v4", "1e30"), // refused: past the bound
+	)
+	res, err := handler(t.Context(), batch(bodies...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := failed(res), []string{"m14"}; !slices.Equal(got, want) {
+		t.Errorf("batchItemFailures: got %q, want %q (only the value past its bound)", got, want)
+	}
+	if got, want := standings(t, env)["ag_free"].Month, workspace.SumCredits(0.000000001, 1e13); got != want {
+		t.Errorf("ag_free month usage: got %.9f, want %.9f", got, want)
+	}
+}

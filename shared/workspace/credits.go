@@ -224,18 +224,56 @@ func SumCredits(xs ...float64) float64 {
 	return rounded
 }
 
+// FigureDecimals is how many decimal places a credit figure or a key
+// metric's value keeps. Stored figures are summed by DynamoDB (ADD), whose
+// numbers hold 38 significant digits: a sum of figures whose digits span
+// more (10^12 and 10^-30) fails, and with it every later sum of the same
+// total. Rounded to 9 places, within their bounds, sums keep far fewer.
+const FigureDecimals = 9
+
+// MinCredits is the least credits a usage event may carry: the smallest
+// figure FigureDecimals keep.
+const MinCredits = 1e-9
+
+// RoundFigure returns v rounded to FigureDecimals decimal places, as it is
+// stored and answered; -0 becomes 0. v must be within its bounds (checked
+// first): the rounding writes out every integer digit.
+func RoundFigure(v float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', FigureDecimals, 64), 64)
+	if err != nil || r == 0 {
+		return 0
+	}
+	return r
+}
+
 // CheckCredits returns a KindInvalid error naming field unless v is a credit
-// figure: a finite number from min up to MaxCredits.
+// figure: a finite number from 0 (from MinCredits when positive) up to
+// MaxCredits. The figure taken is RoundFigure(v).
 func CheckCredits(field string, v float64, positive bool) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return Invalid("%s must be a number", field)
 	case positive && v <= 0:
 		return Invalid("%s must be greater than 0", field)
+	case positive && v < MinCredits:
+		return Invalid("%s must be at least %s", field, strconv.FormatFloat(MinCredits, 'f', -1, 64))
 	case v < 0:
 		return Invalid("%s must be at least 0", field)
 	case v > MaxCredits:
 		return Invalid("%s must be at most %g", field, float64(MaxCredits))
+	}
+	return nil
+}
+
+// MaxMetricValue bounds a key metric record's value, either way.
+const MaxMetricValue = 1e15
+
+// CheckMetricValue returns a KindInvalid error naming field unless v is a
+// key metric's value: a finite number from -MaxMetricValue to
+// MaxMetricValue. The value taken is RoundFigure(v).
+func CheckMetricValue(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > MaxMetricValue {
+		return Invalid("%s must be a number from %g to %g", field, -MaxMetricValue, MaxMetricValue)
 	}
 	return nil
 }
@@ -281,6 +319,7 @@ func apply(n Nullable[float64], current *float64) *float64 {
 		return current
 	}
 	if v, ok := n.Get(); ok {
+		v = RoundFigure(v)
 		return &v
 	}
 	return nil

@@ -1,6 +1,8 @@
 package workspace_test
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,5 +109,54 @@ func TestAgentCreditsLineShowsTodayOnlyForTheCurrentMonth(t *testing.T) {
 				t.Fatalf("got %+v, want today %v month %v", got, tc.wantToday, tc.wantM)
 			}
 		})
+	}
+}
+
+// Figures are kept to nine decimal places, so DynamoDB's sums of them never
+// need more than its 38 digits; -0 is 0.
+func TestFiguresAreKeptToNineDecimalPlaces(t *testing.T) {
+	for _, tc := range []struct {
+		in, want float64
+	}{
+		{0.1, 0.1},
+		{0.7, 0.7},
+		{0.123456789, 0.123456789},
+		{0.1234567891234, 0.123456789},
+		{0.0000000005, 0.000000001},
+		{1e-200, 0},
+		{math.Copysign(0, -1), 0},
+		{-2.5, -2.5},
+		{1e12, 1e12},
+		{999999999999.123456789, 999999999999.1234},
+	} {
+		got := workspace.RoundFigure(tc.in)
+		if got != tc.want || math.Signbit(got) != math.Signbit(tc.want) {
+			t.Errorf("RoundFigure(%g) = %g, want %g", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCreditFiguresAndMetricValuesHaveBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		err      error
+		wantText string
+	}{
+		{"a limit of 0", workspace.CheckCredits("limit", 0, false), ""},
+		{"a limit of -0", workspace.CheckCredits("limit", math.Copysign(0, -1), false), ""},
+		{"a limit past the maximum", workspace.CheckCredits("limit", 1e12+1, false), "limit must be at most 1e+12"},
+		{"credits of the least figure kept", workspace.CheckCredits("credits", 1e-9, true), ""},
+		{"credits below it", workspace.CheckCredits("credits", 9e-10, true), "credits must be at least 0.000000001"},
+		{"credits of 0", workspace.CheckCredits("credits", 0, true), "credits must be greater than 0"},
+		{"a metric value at the maximum", workspace.CheckMetricValue("value", -1e15), ""},
+		{"a metric value past it", workspace.CheckMetricValue("value", 1.0000001e15), "value must be a number from -1e+15 to 1e+15"},
+		{"a metric value of NaN", workspace.CheckMetricValue("value", math.NaN()), "value must be a number"},
+	} {
+		switch {
+		case tc.wantText == "" && tc.err != nil:
+			t.Errorf("%s: got %v, want no error", tc.name, tc.err)
+		case tc.wantText != "" && (tc.err == nil || tc.err.Error() != tc.wantText && !strings.HasPrefix(tc.err.Error(), tc.wantText)):
+			t.Errorf("%s: got %v, want %q", tc.name, tc.err, tc.wantText)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -27,7 +29,7 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 // Every response is then fitted to Lambda's payload limit (fitResponse),
 // and logged as one line (logRequest).
 func Lambda(h http.Handler, idem Idempotency) ProxyHandler {
-	adapter := httpadapter.New(noStore(idem.wrap(h)))
+	adapter := httpadapter.New(noStore(idem.wrap(unredirected(h))))
 	return func(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 		start := time.Now()
 		ctx = roundtrip.Start(ctx)
@@ -66,6 +68,34 @@ func logRequest(ctx context.Context, event events.APIGatewayProxyRequest, status
 func noStore(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// unredirected keeps the mux from answering a path it would clean with a
+// redirect (a 307 with an HTML body): API Gateway hands the function a path
+// as it was sent, so an id of "." or ".." reaches it, and must be looked up
+// like any other id (and not be found). Such a segment is escaped ("%2E"),
+// which the mux matches as it is and hands the handler as "."; any other
+// path the mux would clean (an empty segment) answers the JSON 404.
+func unredirected(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		escaped := r.URL.EscapedPath()
+		segments := strings.Split(escaped, "/")
+		dots := false
+		for i, seg := range segments {
+			if seg == "." || seg == ".." {
+				segments[i], dots = strings.Repeat("%2E", len(seg)), true
+			}
+		}
+		if dots {
+			escaped = strings.Join(segments, "/")
+			r.URL.RawPath = escaped
+		}
+		if clean := path.Clean(escaped); clean != escaped && clean+"/" != escaped {
+			NotFound(w, r)
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
 }

@@ -31,6 +31,9 @@ func testGroup() http.Handler {
 		httpapi.JSON(w, http.StatusCreated, b)
 	})
 	mux.HandleFunc("DELETE /gone", func(w http.ResponseWriter, _ *http.Request) { httpapi.NoContent(w) })
+	mux.HandleFunc("PUT /things/{id}", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.Error(w, r, workspace.NotFound("thing %q not found", r.PathValue("id")))
+	})
 	mux.HandleFunc("GET /invalid", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, r, workspace.Invalid("bad"))
 	})
@@ -154,5 +157,25 @@ func TestErrorNeverEchoesAKey(t *testing.T) {
 				t.Errorf("internal error not logged: %q", logs)
 			}
 		})
+	}
+}
+
+// A path the mux would clean is never redirected (a 307 with an HTML body,
+// which a client would follow with its PUT elsewhere): an id of "." or ".."
+// is looked up like any other, and an empty segment is the JSON 404.
+func TestPathsTheMuxWouldCleanAreNotRedirected(t *testing.T) {
+	for _, tc := range []struct {
+		path, wantBody string
+	}{
+		{"/things/.", `{"error":"thing \".\" not found"}`},
+		{"/things/..", `{"error":"thing \"..\" not found"}`},
+		{"/things//", `{"error":"not found"}`},
+		{"/things/./x", `{"error":"not found"}`},
+		{"//things/x", `{"error":"not found"}`},
+	} {
+		resp := invoke(t, http.MethodPut, tc.path, "application/json", `{}`)
+		if resp.StatusCode != http.StatusNotFound || resp.Body != tc.wantBody || header(resp, "Content-Type") != "application/json" {
+			t.Errorf("PUT %s: %d %s %q, want 404 %s", tc.path, resp.StatusCode, header(resp, "Content-Type"), resp.Body, tc.wantBody)
+		}
 	}
 }

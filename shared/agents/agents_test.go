@@ -1,9 +1,11 @@
 package agents_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -262,5 +264,37 @@ func TestAPageWithOverviewsCostsOneQueryAndABatchReadPerHundredKeys(t *testing.T
 				t.Errorf("%d round trips in turn, want at most %d", res.FunctionPath, want)
 			}
 		})
+	}
+}
+
+// A cursor belongs to its list, its query (but for limit) and its
+// workspace: used with anything else it is 400, never a page from the
+// middle of another listing.
+func TestACursorServesOnlyTheListingThatReturnedIt(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	var first agentsPage
+	env.Do(t, http.MethodGet, agentsPath+"?limit=1", keyAdmin, "").JSON(t, &first)
+	if first.NextCursor == nil || len(first.Agents) != 1 {
+		t.Fatalf("the first page: %+v, want one agent and a cursor", first)
+	}
+	c := url.QueryEscape(*first.NextCursor)
+	for _, tc := range []struct {
+		name, path, key string
+		want            int
+	}{
+		{"the same list with another page size", agentsPath + "?limit=2&cursor=" + c, keyAdmin, http.StatusOK},
+		{"the same list with another query", agentsPath + "?limit=1&includeOverview=true&cursor=" + c, keyAdmin, http.StatusBadRequest},
+		{"another list", "/workspaceapi/members?limit=1&cursor=" + c, keyAdmin, http.StatusBadRequest},
+		{"another workspace", agentsPath + "?limit=1&cursor=" + c, keyOther, http.StatusBadRequest},
+		{"an id made into a cursor", agentsPath + "?limit=1&cursor=" + base64.RawURLEncoding.EncodeToString([]byte(first.Agents[0].ID)), keyAdmin, http.StatusBadRequest},
+	} {
+		res := env.Do(t, http.MethodGet, tc.path, tc.key, "")
+		if res.Status != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, res.Status, res.Body, tc.want)
+		}
+		if tc.want == http.StatusBadRequest && !strings.Contains(res.Error(t), "cursor") {
+			t.Errorf("%s: error %q, want it to name the cursor", tc.name, res.Error(t))
+		}
 	}
 }

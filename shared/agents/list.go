@@ -43,7 +43,7 @@ func listAgents(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 				list[i].Overview = NewOverview(a, credits[a.ID])
 			}
 		}
-		httpapi.WritePage(w, "agents", list, more, func(a Resource) string { return a.ID })
+		httpapi.WritePage(w, r, "agents", list, more, func(a Resource) string { return a.ID })
 		return nil
 	}
 }

@@ -1,12 +1,7 @@
 package audit
 
 import (
-	"encoding/binary"
-	"encoding/hex"
-	"hash/fnv"
 	"net/http"
-	"strings"
-	"time"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -88,20 +83,11 @@ func listEntries(store Store) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		binding := filterBinding(caller.WorkspaceID, f)
-		var after string
-		if cursor != "" {
-			pos, bound, ok := strings.Cut(cursor, cursorSeparator)
-			if !ok || bound != binding {
-				return workspace.Invalid("cursor belongs to another query: keep the filters of the page that returned it")
-			}
-			after = pos
-		}
 		if none { // an id no entity can have: nothing to read
 			httpapi.JSON(w, http.StatusOK, page{Entries: []Entry{}})
 			return nil
 		}
-		entries, next, err := store.AuditPage(r.Context(), caller.WorkspaceID, f, after, limit)
+		entries, next, err := store.AuditPage(r.Context(), caller.WorkspaceID, f, cursor, limit)
 		if err != nil {
 			return err
 		}
@@ -110,7 +96,7 @@ func listEntries(store Store) httpapi.HandlerFunc {
 			out.Entries[i] = NewEntry(e)
 		}
 		if next != "" {
-			c := httpapi.EncodeCursor(next + cursorSeparator + binding)
+			c := httpapi.EncodeCursor(r, next)
 			out.NextCursor = &c
 		}
 		httpapi.JSON(w, http.StatusOK, out)
@@ -166,31 +152,4 @@ func queryFilter(r *http.Request) (f workspace.AuditFilter, none bool, err error
 		f.Until = workspace.NotBeforeEarliest(until)
 	}
 	return f, none, nil
-}
-
-// cursorSeparator parts a cursor's position from its binding; neither holds it.
-const cursorSeparator = "|"
-
-// filterBinding is what binds a cursor to its workspace and filters: a
-// digest of them, so a cursor used with other filters, or another
-// workspace's key, is refused instead of silently listing from the middle
-// of another listing. It is no secret: a cursor positions a listing in the
-// caller's own log only, whatever it holds.
-func filterBinding(ws string, f workspace.AuditFilter) string {
-	h := fnv.New64a()
-	for _, part := range []string{ws, string(f.Action), f.TargetID, f.ActorKeyID, stamp(f.Since), stamp(f.Until)} {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(part)))
-		h.Write(n[:])
-		h.Write([]byte(part))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// stamp is a filter time as the binding holds it; "" when it is not set.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
 }

@@ -288,8 +288,9 @@ func (s *Store) PutTeamMember(ctx context.Context, by workspace.Actor, asTeamAdm
 }
 
 // DeleteTeamMember removes user userID from team teamID of ws. Removing a
-// member of the workspace who is not in the team changes nothing and is no
-// error (a retried DELETE succeeds); an unknown team or user is.
+// member of the workspace who is not in the team changes nothing and
+// returns workspace.ErrNotInTeam, which the caller's key decides
+// (workspace.RemovalOfNonMember); an unknown team or user is an error.
 func (s *Store) DeleteTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, userID string, now time.Time) error {
 	return s.setTeamMember(ctx, by, asTeamAdmin, ws, teamID, userID, "", now)
 }
@@ -303,7 +304,8 @@ func (s *Store) DeleteTeamMember(ctx context.Context, by workspace.Actor, asTeam
 // role), with ConditionChecks of team settings and of the team; read again
 // after a lost race. Errors: workspace.ErrTeamSettingsOff,
 // workspace.ErrTeamNotFound, workspace.ErrMemberNotFound (no such member of
-// ws), in that order when several hold, and workspace.ErrChangeTeamForbidden
+// ws), in that order when several hold, workspace.ErrNotInTeam when the
+// member to remove is not in the team, and workspace.ErrChangeTeamForbidden
 // when asTeamAdmin and by's owner is no longer an admin of the team
 // (withTeamAdminCheck).
 func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, userID string, role workspace.TeamRole, now time.Time) error {
@@ -336,6 +338,9 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, asTeamAdm
 			}
 		}
 		if from == role {
+			if role == "" {
+				return workspace.ErrNotInTeam // nothing to remove
+			}
 			return nil // nothing changes, nothing is recorded
 		}
 		items, err := s.membershipItems(ws, teamID, userID, from, role)

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -20,7 +21,7 @@ func TestAPageListsItsItemsThenTheNextCursor(t *testing.T) {
 		wantBody string
 	}{
 		{"more follow: the cursor wraps the last id", []item{{"a"}, {"b"}}, true,
-			`{"things":[{"id":"a"},{"id":"b"}],"nextCursor":"` + httpapi.EncodeCursor("b") + `"}`},
+			`{"things":[{"id":"a"},{"id":"b"}],"nextCursor":"` + httpapi.EncodeCursor(httptest.NewRequest("GET", "/", nil), "b") + `"}`},
 		{"the last page: null", []item{{"a"}}, false, `{"things":[{"id":"a"}],"nextCursor":null}`},
 		{"an empty list is [], never null", nil, false, `{"things":[],"nextCursor":null}`},
 		{"an empty page has no cursor to give", []item{}, true, `{"things":[],"nextCursor":null}`},
@@ -28,7 +29,7 @@ func TestAPageListsItsItemsThenTheNextCursor(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-				httpapi.WritePage(w, "things", tc.items, tc.more, func(it item) string { return it.ID })
+				httpapi.WritePage(w, r, "things", tc.items, tc.more, func(it item) string { return it.ID })
 				return nil
 			})
 			if status, body := serve(t, h, "/"); status != http.StatusOK || body != tc.wantBody {
@@ -48,10 +49,13 @@ func TestQueryPageTakesALimitAndACursorOfOurs(t *testing.T) {
 	}{
 		{"no limit: the list's default", "", httpapi.DefaultPageLimit, httpapi.DefaultPageLimit, "", ""},
 		{"no limit and no default: the whole list", "", 0, 0, "", ""},
-		{"a limit and a cursor", "?limit=5&cursor=" + httpapi.EncodeCursor("x1"), 0, 5, "x1", ""},
+		{"a limit and a cursor", "?limit=5&cursor=" + httpapi.EncodeCursor(httptest.NewRequest("GET", "/x?limit=2", nil), "x1"), 0, 5, "x1", ""},
+		{"a cursor of another list", "?cursor=" + httpapi.EncodeCursor(httptest.NewRequest("GET", "/y", nil), "x1"), 0, 0, "", cursorRefusal},
+		{"a cursor of other filters", "?cursor=" + httpapi.EncodeCursor(httptest.NewRequest("GET", "/x?team=t1", nil), "x1"), 0, 0, "", cursorRefusal},
+		{"a cursor made up of an id", "?cursor=" + base64.RawURLEncoding.EncodeToString([]byte("x1")), 0, 0, "", cursorRefusal},
 		{"a limit over the bound", "?limit=1001", 0, 0, "", "limit must be an integer from 1 to 1000"},
 		{"a limit of zero", "?limit=0", httpapi.DefaultPageLimit, 0, "", "limit must be an integer from 1 to 1000"},
-		{"a cursor not ours", "?cursor=***", 0, 0, "", "cursor is not a cursor this API returned"},
+		{"a cursor not ours", "?cursor=***", 0, 0, "", cursorRefusal},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"hash/fnv"
 	"net/http"
 	"strconv"
 	"time"
@@ -10,7 +14,7 @@ import (
 )
 
 // maxCursorLength bounds a cursor before it is decoded: it wraps an id of at
-// most workspace.MaxIDLength bytes.
+// most workspace.MaxIDLength bytes and its binding.
 const maxCursorLength = 2 * workspace.MaxIDLength
 
 // queryValue returns the one value of query parameter name; set is false when
@@ -42,27 +46,53 @@ func QueryInt(r *http.Request, name string, lo, hi int) (v int, set bool, err er
 	return n, true, nil
 }
 
-// EncodeCursor wraps the id of the last entity of a page as an opaque
-// cursor. A cursor only positions a listing inside the caller's own
-// partition, so it needs no signature: whatever it names, no other tenant's
-// item can be reached through it.
-func EncodeCursor(lastID string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(lastID))
+// EncodeCursor wraps pos, where the next page of r's listing starts (the
+// id of its last entity), as an opaque cursor bound to r's listing: the
+// caller's workspace, the path and the query but for cursor and limit
+// (cursorBinding). A cursor only positions a listing inside the caller's
+// own partition, so it needs no secret; the binding makes a cursor from
+// another listing, other filters or another workspace a 400 rather than a
+// page from the middle of something else.
+func EncodeCursor(r *http.Request, pos string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(pos + cursorSeparator + cursorBinding(r)))
 }
 
-// QueryCursor reads the cursor query parameter and returns the id it wraps,
-// "" when there is none. A cursor that this API did not make is a KindInvalid
-// error.
+// cursorSeparator parts a cursor's position from its binding, a fixed-length
+// hex digest after the last separator.
+const cursorSeparator = "|"
+
+// QueryCursor reads the cursor query parameter and returns the position it
+// wraps, "" when there is none. A cursor that this API did not return for
+// r's listing (EncodeCursor) is a KindInvalid error.
 func QueryCursor(r *http.Request) (string, error) {
 	s, set, err := queryValue(r, "cursor")
 	if err != nil || !set {
 		return "", err
 	}
-	id, err := base64.RawURLEncoding.DecodeString(s)
-	if len(s) > maxCursorLength || err != nil || !workspace.PlausibleID(string(id)) {
-		return "", workspace.Invalid("cursor is not a cursor this API returned")
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	i := bytes.LastIndex(raw, []byte(cursorSeparator))
+	if len(s) > maxCursorLength || err != nil || i < 0 || string(raw[i+1:]) != cursorBinding(r) || !workspace.PlausibleID(string(raw[:i])) {
+		return "", workspace.Invalid("cursor is not a cursor this API returned for this list: keep the filters of the page that returned it")
 	}
-	return string(id), nil
+	return string(raw[:i]), nil
+}
+
+// cursorBinding is the digest of what a cursor is bound to: the caller's
+// workspace, r's path, and its query without cursor and limit (a page may
+// ask for another size), each length-prefixed.
+func cursorBinding(r *http.Request) string {
+	q := r.URL.Query()
+	q.Del("cursor")
+	q.Del("limit")
+	caller, _ := callerFrom(r)
+	h := fnv.New64a()
+	for _, part := range []string{caller.WorkspaceID, r.URL.EscapedPath(), q.Encode()} {
+		var n [4]byte
+		binary.BigEndian.PutUint32(n[:], uint32(len(part)))
+		h.Write(n[:])
+		h.Write([]byte(part))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // QueryBool reads the boolean query parameter name: exactly "true" or

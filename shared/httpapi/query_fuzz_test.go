@@ -257,7 +257,7 @@ func FuzzQueryString(f *testing.F) {
 	})
 }
 
-const cursorRefusal = "cursor is not a cursor this API returned"
+const cursorRefusal = "cursor is not a cursor this API returned for this list: keep the filters of the page that returned it"
 
 var cursorSeeds = []string{
 	"", "cursor=", "cursor=YQ", "cursor=YQ&cursor=YQ", "cursor=YQ==", "cursor=YR", "cursor=Y", "cursor=%2B%2F",
@@ -286,7 +286,7 @@ func checkCursor(t *testing.T, r *http.Request, id string, err error) {
 		if len(vals) != 1 || !workspace.PlausibleID(id) {
 			t.Fatalf("query %q: accepted, as %q", r.URL.RawQuery, id)
 		}
-		again, err := httpapi.QueryCursor(queryRequest("cursor=" + httpapi.EncodeCursor(id)))
+		again, err := httpapi.QueryCursor(queryRequest("cursor=" + httpapi.EncodeCursor(queryRequest(""), id)))
 		if again != id || err != nil {
 			t.Fatalf("query %q: %q, whose own cursor reads %q, %v", r.URL.RawQuery, id, again, err)
 		}
@@ -352,7 +352,7 @@ func FuzzCursorRoundTrip(f *testing.F) {
 		f.Add(id)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		cursor := httpapi.EncodeCursor(id)
+		cursor := httpapi.EncodeCursor(queryRequest(""), id)
 		if strings.ContainsFunc(cursor, func(c rune) bool {
 			return !(c == '-' || c == '_' || c < unicode.MaxASCII && (unicode.IsLetter(c) || unicode.IsDigit(c)))
 		}) {
@@ -372,7 +372,7 @@ func FuzzCursorRoundTrip(f *testing.F) {
 			return // no stored id has one: the key guard may see a key in such a cursor
 		}
 		w := httptest.NewRecorder()
-		httpapi.WritePage(w, "items", []string{id}, true, func(s string) string { return s })
+		httpapi.WritePage(w, queryRequest(""), "items", []string{id}, true, func(s string) string { return s })
 		var page struct {
 			Items      []string `json:"items"`
 			NextCursor *string  `json:"nextCursor"`

@@ -37,7 +37,7 @@ func listInvites(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		for i, inv := range invs {
 			list[i] = NewResource(inv, now)
 		}
-		httpapi.WritePage(w, "invites", list, more, func(inv Resource) string { return inv.ID })
+		httpapi.WritePage(w, r, "invites", list, more, func(inv Resource) string { return inv.ID })
 		return nil
 	}
 }

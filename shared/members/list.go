@@ -60,7 +60,7 @@ func listMembers(store Store) httpapi.HandlerFunc {
 		for i, m := range members {
 			list[i] = NewResource(m)
 		}
-		httpapi.WritePage(w, "members", list, more, func(m Resource) string { return m.ID })
+		httpapi.WritePage(w, r, "members", list, more, func(m Resource) string { return m.ID })
 		return nil
 	}
 }

@@ -1,6 +1,7 @@
 package teams
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -63,8 +64,9 @@ func putMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 
 // deleteMember handles DELETE /workspaceapi/teams/{teamId}/members/{userId}:
 // removes the member from the team, 204. A workspace member who is not in
-// the team is 204 too (a retried DELETE succeeds); an unknown team or user
-// is 404. It reads no body, but one that is sent follows the rules of every
+// the team is 204 too (a retried DELETE succeeds), except for a team-scoped
+// key, to which they are outside its team: 404 as an unknown user
+// (workspace.RemovalOfNonMember); an unknown team or user is 404. It reads no body, but one that is sent follows the rules of every
 // body. The order of checks is putMember's.
 func deleteMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -87,7 +89,11 @@ func deleteMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := store.DeleteTeamMember(r.Context(), httpapi.Actor(r, caller), asTeamAdmin, caller.WorkspaceID, team, user, clock.Now()); err != nil {
+		err = store.DeleteTeamMember(r.Context(), httpapi.Actor(r, caller), asTeamAdmin, caller.WorkspaceID, team, user, clock.Now())
+		if errors.Is(err, workspace.ErrNotInTeam) {
+			err = workspace.RemovalOfNonMember(caller)
+		}
+		if err != nil {
 			return err
 		}
 		httpapi.NoContent(w)

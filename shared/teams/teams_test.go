@@ -173,6 +173,8 @@ func TestTeamMembership(t *testing.T) {
 		{"a team-scoped key on another team", "PUT", "/workspaceapi/teams/team_b/members/u_creator", keyTeamA, `{"role": "member"}`, 404, ""},
 		{"remove a member", "DELETE", "/workspaceapi/teams/team_a/members/u_creator", keyAdmin, "", 204, ""},
 		{"removing again is still 204", "DELETE", "/workspaceapi/teams/team_a/members/u_creator", keyAdmin, "", 204, ""},
+		{"a team-scoped key removing a member outside its team: as an unknown user", "DELETE", "/workspaceapi/teams/team_a/members/u_creator", keyTeamA, "", 404, `{"error":"member not found"}`},
+		{"a team-scoped key removing an unknown user", "DELETE", "/workspaceapi/teams/team_a/members/u_nope", keyTeamA, "", 404, `{"error":"member not found"}`},
 		{"removing an unknown user", "DELETE", "/workspaceapi/teams/team_a/members/u_nope", keyAdmin, "", 404, ""},
 		{"removing from an unknown team", "DELETE", "/workspaceapi/teams/team_nope/members/u_admin", keyAdmin, "", 404, ""},
 	}

@@ -101,6 +101,22 @@ var (
 	ErrAPIKeyNotFound     = NotFound("API key not found")
 )
 
+// ErrNotInTeam is the removal from a team of a workspace member who is not
+// in it: for a team-scoped key such a member is outside its team, and is
+// answered exactly as one that does not exist (ErrMemberNotFound's 404 and
+// message); for any other key nothing is to remove (RemovalOfNonMember).
+var ErrNotInTeam = NotFound("member not found")
+
+// RemovalOfNonMember is the answer to c's removal of a workspace member from
+// a team they are not in: none (the DELETE succeeds, so a retry does too),
+// or, for a team-scoped key, the not-found of a member it cannot see.
+func RemovalOfNonMember(c Caller) error {
+	if c.TeamScoped() {
+		return ErrNotInTeam
+	}
+	return nil
+}
+
 // ErrBusy is the 503 of a write that kept losing races with other writes to
 // the same items (DynamoDB cancels transactions that meet): nothing of it was
 // applied that a retry would repeat wrongly, so the caller may simply retry.

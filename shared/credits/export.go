@@ -2,7 +2,6 @@ package credits
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -49,6 +48,7 @@ type exportQuery struct {
 	limit    int
 	start    exportPos
 	csv      bool
+	binding  string // what its cursors are bound to (httpapi.CursorBinding)
 }
 
 // exportPos is where a page starts: the rows of day whose group id sorts
@@ -134,6 +134,7 @@ func parseExportQuery(r *http.Request, now time.Time) (exportQuery, error) {
 		q.limit = limit
 	}
 	q.start = exportPos{day: from}
+	q.binding = httpapi.CursorBinding(r)
 	c, set, err := httpapi.QueryString(r, "cursor")
 	if err != nil || !set {
 		return q, err
@@ -145,26 +146,27 @@ func parseExportQuery(r *http.Request, now time.Time) (exportQuery, error) {
 // errExportCursor is the 400 of a cursor this export did not make.
 var errExportCursor = workspace.Invalid("cursor is not a cursor this API returned for this export")
 
-// encodeExportCursor makes the cursor of the page after row: its grouping,
-// its date and its id, so that a cursor of another grouping or period is
-// refused rather than misread.
-func encodeExportCursor(by workspace.ExportGroupBy, row workspace.ExportRow) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(string(by) + "|" + row.Date + "|" + row.ID))
+// encodeExportCursor makes the cursor of q's page after row: its grouping,
+// its date and its id, bound to q's listing (httpapi.BindCursor), so that a
+// cursor of another grouping, period, query or workspace is refused rather
+// than misread.
+func encodeExportCursor(q exportQuery, row workspace.ExportRow) string {
+	return httpapi.BindCursor(q.binding, string(q.groupBy)+"|"+row.Date+"|"+row.ID)
 }
 
-// encodePosCursor is the cursor of a page that starts at pos.
-func encodePosCursor(by workspace.ExportGroupBy, pos exportPos) string {
-	return encodeExportCursor(by, workspace.ExportRow{Date: workspace.DayKey(pos.day), ID: pos.after})
+// encodePosCursor is the cursor of q's page that starts at pos.
+func encodePosCursor(q exportQuery, pos exportPos) string {
+	return encodeExportCursor(q, workspace.ExportRow{Date: workspace.DayKey(pos.day), ID: pos.after})
 }
 
-// decodeExportCursor reads a cursor of q's grouping whose day lies in q's
+// decodeExportCursor reads a cursor of q's listing whose day lies in q's
 // period.
 func decodeExportCursor(c string, q exportQuery) (exportPos, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(raw) > len(q.groupBy)+len(time.DateOnly)+2+workspace.MaxIDLength {
+	raw, ok := httpapi.UnbindCursor(q.binding, c)
+	if !ok || len(raw) > len(q.groupBy)+len(time.DateOnly)+2+workspace.MaxIDLength {
 		return exportPos{}, errExportCursor
 	}
-	by, rest, ok1 := strings.Cut(string(raw), "|")
+	by, rest, ok1 := strings.Cut(raw, "|")
 	date, after, ok2 := strings.Cut(rest, "|")
 	day, err := time.Parse(time.DateOnly, date)
 	if !ok1 || !ok2 || err != nil || by != string(q.groupBy) || day.Before(q.from) || day.After(q.to) {
@@ -363,7 +365,7 @@ type exportPageHead struct {
 func encodeExport(q exportQuery, rows []workspace.ExportRow, next *exportPos) ([]byte, *string, error) {
 	var cursor *string
 	if next != nil {
-		c := encodePosCursor(q.groupBy, *next)
+		c := encodePosCursor(q, *next)
 		cursor = &c
 	}
 	var body []byte
@@ -391,7 +393,7 @@ func encodeExport(q exportQuery, rows []workspace.ExportRow, next *exportPos) ([
 			}
 		}
 		if size += envelopeSize(enc); size > exportBodyBudget && i > 0 {
-			c := encodeExportCursor(q.groupBy, rows[i-1])
+			c := encodeExportCursor(q, rows[i-1])
 			cursor = &c
 			break
 		}

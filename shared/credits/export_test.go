@@ -192,9 +192,7 @@ func TestUsageExportBounds(t *testing.T) {
 		{"limit 0", "?limit=0", "limit must be an integer from 1 to 10000"},
 		{"limit too large", "?limit=10001", "limit must be an integer from 1 to 10000"},
 		{"a made-up cursor", "?cursor=abc", "cursor is not a cursor this API returned for this export"},
-		{"a cursor of the other grouping", "?from=2026-11-01&to=2026-11-21&groupBy=team&cursor=" + cursorOf("agent|2026-11-02|ag_free"),
-			"cursor is not a cursor this API returned for this export"},
-		{"a cursor outside the period", "?from=2026-11-01&to=2026-11-21&cursor=" + cursorOf("agent|2026-10-02|ag_free"),
+		{"a position made into a cursor", "?from=2026-11-01&to=2026-11-21&cursor=" + cursorOf("agent|2026-11-02|ag_free"),
 			"cursor is not a cursor this API returned for this export"},
 	}
 	for _, tc := range tests {
@@ -304,4 +302,33 @@ func parseCSV(t *testing.T, body string) [][]string {
 		t.Fatalf("CSV %.300q: %v", body, err)
 	}
 	return records
+}
+
+// An export's cursor belongs to its query but limit (grouping, period) and
+// to its workspace, as every list's: used with anything else it is 400.
+func TestAnExportCursorServesOnlyTheExportThatReturnedIt(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	for _, d := range []int{1, 2, 3} {
+		spendIn(t, env, "ws_a", "ag_free", 1, time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC))
+	}
+	const query = "?from=2026-11-01&to=2026-11-21"
+	first := getExport(t, env, keyRead, query+"&limit=1")
+	if first.NextCursor == nil {
+		t.Fatalf("the first page of one row has no cursor: %+v", first)
+	}
+	c := "&cursor=" + url.QueryEscape(*first.NextCursor)
+	for _, tc := range []struct {
+		name, key, query string
+		want             int
+	}{
+		{"the same export with another page size", keyRead, query + "&limit=2" + c, http.StatusOK},
+		{"another period", keyRead, "?from=2026-11-02&to=2026-11-21&limit=1" + c, http.StatusBadRequest},
+		{"another grouping", keyRead, query + "&groupBy=team&limit=1" + c, http.StatusBadRequest},
+		{"another workspace", keyOther, query + "&limit=1" + c, http.StatusBadRequest},
+	} {
+		if res := env.Do(t, http.MethodGet, exportPath(tc.query), tc.key, ""); res.Status != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, res.Status, res.Body, tc.want)
+		}
+	}
 }

@@ -47,40 +47,58 @@ func QueryInt(r *http.Request, name string, lo, hi int) (v int, set bool, err er
 }
 
 // EncodeCursor wraps pos, where the next page of r's listing starts (the
-// id of its last entity), as an opaque cursor bound to r's listing: the
-// caller's workspace, the path and the query but for cursor and limit
-// (cursorBinding). A cursor only positions a listing inside the caller's
+// id of its last entity), as an opaque cursor bound to r's listing
+// (CursorBinding). A cursor only positions a listing inside the caller's
 // own partition, so it needs no secret; the binding makes a cursor from
-// another listing, other filters or another workspace a 400 rather than a
+// another listing, another query or another workspace a 400 rather than a
 // page from the middle of something else.
-func EncodeCursor(r *http.Request, pos string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(pos + cursorSeparator + cursorBinding(r)))
-}
+func EncodeCursor(r *http.Request, pos string) string { return BindCursor(CursorBinding(r), pos) }
 
-// cursorSeparator parts a cursor's position from its binding, a fixed-length
-// hex digest after the last separator.
-const cursorSeparator = "|"
-
-// QueryCursor reads the cursor query parameter and returns the position it
+// QueryCursor reads the cursor query parameter and returns the id it
 // wraps, "" when there is none. A cursor that this API did not return for
-// r's listing (EncodeCursor) is a KindInvalid error.
+// r's listing (EncodeCursor), or whose position is no plausible id, is a
+// KindInvalid error.
 func QueryCursor(r *http.Request) (string, error) {
 	s, set, err := queryValue(r, "cursor")
 	if err != nil || !set {
 		return "", err
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	i := bytes.LastIndex(raw, []byte(cursorSeparator))
-	if len(s) > maxCursorLength || err != nil || i < 0 || string(raw[i+1:]) != cursorBinding(r) || !workspace.PlausibleID(string(raw[:i])) {
-		return "", workspace.Invalid("cursor is not a cursor this API returned for this list: keep the filters of the page that returned it")
+	pos, ok := UnbindCursor(CursorBinding(r), s)
+	if !ok || !workspace.PlausibleID(pos) {
+		return "", ErrCursor
 	}
-	return string(raw[:i]), nil
+	return pos, nil
 }
 
-// cursorBinding is the digest of what a cursor is bound to: the caller's
-// workspace, r's path, and its query without cursor and limit (a page may
-// ask for another size), each length-prefixed.
-func cursorBinding(r *http.Request) string {
+// ErrCursor is the 400 of a cursor that this API did not return for the
+// listing it is sent with.
+var ErrCursor = workspace.Invalid("cursor is not a cursor this API returned for this list: keep the filters of the page that returned it")
+
+// cursorSeparator parts a cursor's position from its binding, a fixed-length
+// hex digest after the last separator.
+const cursorSeparator = "|"
+
+// BindCursor makes the cursor of pos (a position of the listing's own form)
+// for the listing whose CursorBinding is binding.
+func BindCursor(binding, pos string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(pos + cursorSeparator + binding))
+}
+
+// UnbindCursor returns the position cursor c holds; ok is false unless c
+// was made by BindCursor for binding and is at most maxCursorLength long.
+func UnbindCursor(binding, c string) (pos string, ok bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	i := bytes.LastIndex(raw, []byte(cursorSeparator))
+	if len(c) > maxCursorLength || err != nil || i < 0 || string(raw[i+1:]) != binding {
+		return "", false
+	}
+	return string(raw[:i]), true
+}
+
+// CursorBinding is the digest of what r's cursors are bound to: the
+// caller's workspace, r's path, and its query without cursor and limit (a
+// page may ask for another size), each length-prefixed.
+func CursorBinding(r *http.Request) string {
 	q := r.URL.Query()
 	q.Del("cursor")
 	q.Del("limit")

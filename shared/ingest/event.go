@@ -294,7 +294,7 @@ func (w wireCreditsUsed) usage() (*workspace.Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &workspace.Usage{EventID: w.ID, WorkspaceID: w.WorkspaceID, AgentID: w.AgentID, Credits: workspace.RoundFigure(*w.Credits), OccurredAt: at}
+	u := &workspace.Usage{EventID: w.ID, WorkspaceID: w.WorkspaceID, AgentID: w.AgentID, Credits: workspace.UsageCredits(*w.Credits), OccurredAt: at}
 	if w.ChatID != nil {
 		// Given, it names a chat: an empty one is a mistake, not "no chat".
 		if err := checkID("chatId", *w.ChatID, true); err != nil {

@@ -231,8 +231,8 @@ func SumCredits(xs ...float64) float64 {
 // total. Rounded to 9 places, within their bounds, sums keep far fewer.
 const FigureDecimals = 9
 
-// MinCredits is the least credits a usage event may carry: the smallest
-// figure FigureDecimals keep.
+// MinCredits is the least credits a usage event counts: the smallest
+// figure FigureDecimals keep (UsageCredits).
 const MinCredits = 1e-9
 
 // RoundFigure returns v rounded to FigureDecimals decimal places, as it is
@@ -247,22 +247,27 @@ func RoundFigure(v float64) float64 {
 }
 
 // CheckCredits returns a KindInvalid error naming field unless v is a credit
-// figure: a finite number from 0 (from MinCredits when positive) up to
-// MaxCredits. The figure taken is RoundFigure(v).
+// figure: a finite number from 0 (above 0 when positive) up to MaxCredits.
+// The figure taken is RoundFigure(v), or UsageCredits(v) for usage.
 func CheckCredits(field string, v float64, positive bool) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return Invalid("%s must be a number", field)
 	case positive && v <= 0:
 		return Invalid("%s must be greater than 0", field)
-	case positive && v < MinCredits:
-		return Invalid("%s must be at least %s", field, strconv.FormatFloat(MinCredits, 'f', -1, 64))
 	case v < 0:
 		return Invalid("%s must be at least 0", field)
 	case v > MaxCredits:
 		return Invalid("%s must be at most %g", field, float64(MaxCredits))
 	}
 	return nil
+}
+
+// UsageCredits is the credits a usage event of v (> 0, checked) counts:
+// v kept to FigureDecimals decimal places, and at least MinCredits, so that
+// usage of any credits counts something.
+func UsageCredits(v float64) float64 {
+	return max(RoundFigure(v), MinCredits)
 }
 
 // MaxMetricValue bounds a key metric record's value, either way.

@@ -136,6 +136,17 @@ func TestFiguresAreKeptToNineDecimalPlaces(t *testing.T) {
 	}
 }
 
+// Usage of any credits above 0 counts, at least the least figure kept.
+func TestUsageCountsAtLeastTheLeastFigureKept(t *testing.T) {
+	for _, tc := range []struct{ in, want float64 }{
+		{1e-200, 1e-9}, {1e-10, 1e-9}, {1.4e-9, 1e-9}, {1.6e-9, 2e-9}, {0.5, 0.5}, {1e12, 1e12},
+	} {
+		if got := workspace.UsageCredits(tc.in); got != tc.want {
+			t.Errorf("UsageCredits(%g) = %g, want %g", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestCreditFiguresAndMetricValuesHaveBounds(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -146,7 +157,7 @@ func TestCreditFiguresAndMetricValuesHaveBounds(t *testing.T) {
 		{"a limit of -0", workspace.CheckCredits("limit", math.Copysign(0, -1), false), ""},
 		{"a limit past the maximum", workspace.CheckCredits("limit", 1e12+1, false), "limit must be at most 1e+12"},
 		{"credits of the least figure kept", workspace.CheckCredits("credits", 1e-9, true), ""},
-		{"credits below it", workspace.CheckCredits("credits", 9e-10, true), "credits must be at least 0.000000001"},
+		{"credits below it, counted as it", workspace.CheckCredits("credits", 1e-200, true), ""},
 		{"credits of 0", workspace.CheckCredits("credits", 0, true), "credits must be greater than 0"},
 		{"a metric value at the maximum", workspace.CheckMetricValue("value", -1e15), ""},
 		{"a metric value past it", workspace.CheckMetricValue("value", 1.0000001e15), "value must be a number from -1e+15 to 1e+15"},

@@ -323,7 +323,8 @@ func TestAnExportCursorServesOnlyTheExportThatReturnedIt(t *testing.T) {
 		want             int
 	}{
 		{"the same export with another page size", keyRead, query + "&limit=2" + c, http.StatusOK},
-		{"another period", keyRead, "?from=2026-11-02&to=2026-11-21&limit=1" + c, http.StatusBadRequest},
+		{"another period holding the cursor's day", keyRead, "?from=2026-11-01&to=2026-11-20&limit=1" + c, http.StatusBadRequest},
+		{"the same query written otherwise", keyRead, "?to=2026-11-21&from=2026-11-01&limit=1" + c, http.StatusOK},
 		{"another grouping", keyRead, query + "&groupBy=team&limit=1" + c, http.StatusBadRequest},
 		{"another workspace", keyOther, query + "&limit=1" + c, http.StatusBadRequest},
 	} {

@@ -377,9 +377,9 @@ func TestFiguresOfEveryMagnitudeSumWithoutFailing(t *testing.T) {
 		  "record": {"id": %q, "occurredAt": %q, "value": %s}}`, id, id, earlier.Format(time.RFC3339), value)
 	}
 	// Credits of 25 decimal places, then (in another batch, which sums its
-	// own events first) ten times 10^12: the month's total keeps nine
-	// decimal places. A metric value of 10^-25, then one of 10^15, whose
-	// day's sum would need 41 digits unrounded.
+	// own events first) ten times 10^12: every event applies. A metric value
+	// of 10^-25, then one of 10^15, whose day's sum would need 41 digits
+	// unrounded.
 	if res, err := handler(t.Context(), batch(usage("u0", "ag_free", 1.2345678901234567e-9, earlier))); err != nil || len(res.BatchItemFailures) > 0 {
 		t.Fatalf("the first batch: %v, %v", res.BatchItemFailures, err)
 	}
@@ -400,7 +400,14 @@ func TestFiguresOfEveryMagnitudeSumWithoutFailing(t *testing.T) {
 	if got, want := failed(res), []string{"m14"}; !slices.Equal(got, want) {
 		t.Errorf("batchItemFailures: got %q, want %q (only the value past its bound)", got, want)
 	}
-	if got, want := standings(t, env)["ag_free"].Month, workspace.SumCredits(0.000000001, 1e13); got != want {
-		t.Errorf("ag_free month usage: got %.9f, want %.9f", got, want)
+	if got := standings(t, env)["ag_free"].Month; got != 1e13 {
+		t.Errorf("ag_free month usage: got %.9f, want 10^13 (a billionth is below 15 significant digits of it)", got)
+	}
+	// Below 10^6 a billionth counts in the total compared with the limits.
+	if res, err := handler(t.Context(), batch(usage("s1", "ag_daily", 1.2345678901234567e-9, earlier), usage("s2", "ag_daily", 0.5, earlier))); err != nil || len(res.BatchItemFailures) > 0 {
+		t.Fatalf("small usage: %v, %v", res.BatchItemFailures, err)
+	}
+	if got := standings(t, env)["ag_daily"].Today; got != 0.500000001 {
+		t.Errorf("ag_daily today: got %.12f, want 0.500000001", got)
 	}
 }

@@ -235,11 +235,16 @@ const FigureDecimals = 9
 // figure FigureDecimals keep (UsageCredits).
 const MinCredits = 1e-9
 
-// RoundFigure returns v rounded to FigureDecimals decimal places, as it is
-// stored and answered; -0 becomes 0. v must be within its bounds (checked
-// first): the rounding writes out every integer digit.
+// RoundFigure returns v rounded to FigureDecimals decimal places and to the
+// 15 significant digits sums are compared in (SumCredits), as it is stored
+// and answered: so a limit is one that usage can reach exactly. -0 becomes
+// 0. v must be within its bounds (checked first): the rounding writes out
+// every integer digit.
 func RoundFigure(v float64) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', FigureDecimals, 64), 64)
+	if err == nil {
+		r, err = strconv.ParseFloat(strconv.FormatFloat(r, 'g', 15, 64), 64)
+	}
 	if err != nil || r == 0 {
 		return 0
 	}
@@ -263,9 +268,11 @@ func CheckCredits(field string, v float64, positive bool) error {
 	return nil
 }
 
-// UsageCredits is the credits a usage event of v (> 0, checked) counts:
-// v kept to FigureDecimals decimal places, and at least MinCredits, so that
-// usage of any credits counts something.
+// UsageCredits is the credits a usage event of v (> 0, checked) adds to its
+// totals: v as RoundFigure keeps it, and at least MinCredits, so that usage
+// of any credits adds something. Totals are compared with limits to 15
+// significant digits (SumCredits): past 10^6 credits, what a billionth adds
+// is below that.
 func UsageCredits(v float64) float64 {
 	return max(RoundFigure(v), MinCredits)
 }

@@ -113,7 +113,8 @@ func TestAgentCreditsLineShowsTodayOnlyForTheCurrentMonth(t *testing.T) {
 }
 
 // Figures are kept to nine decimal places, so DynamoDB's sums of them never
-// need more than its 38 digits; -0 is 0.
+// need more than its 38 digits, and to the 15 significant digits sums are
+// compared in, so a limit can be reached exactly; -0 is 0.
 func TestFiguresAreKeptToNineDecimalPlaces(t *testing.T) {
 	for _, tc := range []struct {
 		in, want float64
@@ -127,7 +128,9 @@ func TestFiguresAreKeptToNineDecimalPlaces(t *testing.T) {
 		{math.Copysign(0, -1), 0},
 		{-2.5, -2.5},
 		{1e12, 1e12},
-		{999999999999.123456789, 999999999999.1234},
+		{999999999999.123456789, 999999999999.123},
+		{1000000.000000001, 1000000},
+		{123456.123456789, 123456.123456789},
 	} {
 		got := workspace.RoundFigure(tc.in)
 		if got != tc.want || math.Signbit(got) != math.Signbit(tc.want) {

@@ -66,8 +66,9 @@ func putMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 // removes the member from the team, 204. A workspace member who is not in
 // the team is 204 too (a retried DELETE succeeds), except for a team-scoped
 // key, to which they are outside its team: 404 as an unknown user
-// (workspace.RemovalOfNonMember); an unknown team or user is 404. It reads no body, but one that is sent follows the rules of every
-// body. The order of checks is putMember's.
+// (workspace.RemovalOfNonMember); an unknown team or user is 404. It reads
+// no body, but one that is sent follows the rules of every body. The order
+// of checks is putMember's.
 func deleteMember(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeWrite)

@@ -217,9 +217,19 @@ func SumCredits(xs ...float64) float64 {
 	for _, x := range xs {
 		total += x
 	}
-	rounded, err := strconv.ParseFloat(strconv.FormatFloat(total, 'g', 15, 64), 64)
+	return toComparedDigits(total)
+}
+
+// comparedDigits is how many significant digits credit figures are
+// compared in (SumCredits, RoundFigure).
+const comparedDigits = 15
+
+// toComparedDigits returns x rounded to comparedDigits significant digits;
+// x itself if it cannot be.
+func toComparedDigits(x float64) float64 {
+	rounded, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', comparedDigits, 64), 64)
 	if err != nil {
-		return total
+		return x
 	}
 	return rounded
 }
@@ -242,10 +252,10 @@ const MinCredits = 1e-9
 // every integer digit.
 func RoundFigure(v float64) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', FigureDecimals, 64), 64)
-	if err == nil {
-		r, err = strconv.ParseFloat(strconv.FormatFloat(r, 'g', 15, 64), 64)
+	if err != nil {
+		return 0
 	}
-	if err != nil || r == 0 {
+	if r = toComparedDigits(r); r == 0 {
 		return 0
 	}
 	return r

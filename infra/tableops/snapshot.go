@@ -202,3 +202,20 @@ func keyOf(item map[string]types.AttributeValue, attr string) string {
 	}
 	return s.Value
 }
+
+// WorkspaceItems returns the items of store's table in workspace ws's own
+// partition (PK WS#<ws>) whose entity is one of entities, ordered by sort
+// key. It scans the whole table (ScanItems): for tests, never a request path.
+func WorkspaceItems(ctx context.Context, store *dynamo.Store, ws string, entities ...string) ([]map[string]types.AttributeValue, error) {
+	all, err := ScanItems(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]types.AttributeValue
+	for _, it := range all {
+		if keyOf(it, attrPK) == "WS#"+ws && slices.Contains(entities, keyOf(it, attrEntity)) {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}

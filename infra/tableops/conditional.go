@@ -61,7 +61,7 @@ const maxListedDifferences = 50
 // Error lists the differences, at most maxListedDifferences of them.
 func (e *DifferencesError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the table differs from the fixture in %d places; nothing was written", len(e.Differences))
+	fmt.Fprintf(&b, "the table differs from the fixture (%d differences); nothing was written", len(e.Differences))
 	for i, d := range e.Differences {
 		if i == maxListedDifferences {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Differences)-i)

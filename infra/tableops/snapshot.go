@@ -39,6 +39,10 @@ type Snapshot struct {
 // workspace's seatsUsed is its members plus the invitations holding a seat,
 // and its key count is the number of its API keys.
 // Items already in the table and absent from the snapshot are left as they are.
+//
+// It writes over items unconditionally, counters included: for tests and
+// benchmarks that build a fresh table, never for a table in use, which
+// LoadSnapshots and CreateSnapshot write without ever overwriting an item.
 func PutSnapshot(ctx context.Context, store *dynamo.Store, snap Snapshot, now time.Time) error {
 	items, err := snapshotItems(snap, now)
 	if err != nil {

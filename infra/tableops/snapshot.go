@@ -39,6 +39,10 @@ type Snapshot struct {
 // workspace's seatsUsed is its members plus the invitations holding a seat,
 // and its key count is the number of its API keys.
 // Items already in the table and absent from the snapshot are left as they are.
+//
+// It writes over items unconditionally, counters included: for tests and
+// benchmarks that build a fresh table, never for a table in use, which
+// LoadSnapshots and CreateSnapshot write without ever overwriting an item.
 func PutSnapshot(ctx context.Context, store *dynamo.Store, snap Snapshot, now time.Time) error {
 	items, err := snapshotItems(snap, now)
 	if err != nil {
@@ -201,4 +205,21 @@ func keyOf(item map[string]types.AttributeValue, attr string) string {
 		return ""
 	}
 	return s.Value
+}
+
+// WorkspaceItems returns the items of store's table in workspace ws's own
+// partition (PK WS#<ws>) whose entity is one of entities, ordered by sort
+// key. It scans the whole table (ScanItems): for tests, never a request path.
+func WorkspaceItems(ctx context.Context, store *dynamo.Store, ws string, entities ...string) ([]map[string]types.AttributeValue, error) {
+	all, err := ScanItems(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]types.AttributeValue
+	for _, it := range all {
+		if keyOf(it, attrPK) == "WS#"+ws && slices.Contains(entities, keyOf(it, attrEntity)) {
+			out = append(out, it)
+		}
+	}
+	return out, nil
 }

@@ -107,3 +107,28 @@ func TestTableDefinitionMatchesTemplate(t *testing.T) {
 		t.Errorf("template TTL %+v, want enabled on %q", ttl, dynamo.AttrTTL)
 	}
 }
+
+func TestLoopbackEndpoint(t *testing.T) {
+	for endpoint, want := range map[string]bool{
+		"http://127.0.0.1:8000":                        true,
+		"https://127.0.0.1:8000":                       true,
+		"http://127.4.5.6:8000":                        true,
+		"http://[::1]:8000":                            true,
+		"http://[::ffff:127.0.0.1]:8000":               true,
+		"":                                             false, // AWS itself
+		"http://localhost:8000":                        false, // a name: the resolver decides
+		"http://0.0.0.0:8000":                          false,
+		"http://10.0.0.8:8000":                         false,
+		"https://dynamodb.eu-west-1.amazonaws.com":     false,
+		"http://127.0.0.1.example.com:8000":            false,
+		"http://127.0.0.l:8000":                        false, // a typo is remote
+		"127.0.0.1:8000":                               false, // no scheme
+		"ftp://127.0.0.1:8000":                         false,
+		"http://[fe80::1%25lo]:8000":                   false,
+		"http://user@dynamodb.amazonaws.com@127.0.0.1": false,
+	} {
+		if got := tableops.LoopbackEndpoint(endpoint); got != want {
+			t.Errorf("LoopbackEndpoint(%q) = %t, want %t", endpoint, got, want)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 // Command wsadmin is the operators' tool for the Workspace Administration API's
 // DynamoDB table, on a deployed tenant or on DynamoDB Local: it creates the
-// table, loads fixtures and issues, lists, disables, enables and rotates API
-// keys. Keys are stored only as hashes; an issued key's plaintext is printed
-// once and never again. It also prints the commands that register a
+// table, loads fixtures, creates and exports workspaces, and issues, lists,
+// disables, enables and rotates API keys. load-fixture and workspace create
+// never write over an item: each Put is conditional on the item's absence.
+// Keys are stored only as hashes; an issued key's plaintext is printed once
+// and never again. It also prints the commands that register a
 // workspace's usage identifier in a stack's usage plan.
 package main
 
@@ -36,7 +38,23 @@ Commands:
         load a fixture (workspaces, members, teams, agents, invitations, API keys), then
         apply its events (usage, chats, diary entries, metric records) through the ingest
         function's code; -retention-days is the stack's InviteRetentionDays (default 180):
-        how long expired invitations stay listed
+        how long expired invitations stay listed. It never writes over an item: a
+        workspace already in the table is left as it is when every item equals the
+        fixture's (its events are not applied again), and otherwise the load fails,
+        listing the differences, before writing anything. A fixture holding well-known
+        keys (the demo's, any published in this repository, any made by hand) loads only
+        into DynamoDB Local: -endpoint (or $DYNAMODB_ENDPOINT) on a loopback IP address
+  workspace create -id WS (-name NAME -seats N [-domains D1,D2] [-team-settings]
+                   [-default-daily-limit X] | -settings FILE)
+                   -admin-id USER -admin-email EMAIL -admin-name NAME [-key-name NAME] [-days N]
+        create a workspace, its first admin member and the admin's API key (read, write,
+        invite; expires in -days, default 90); prints the key once. Fails, writing
+        nothing, when the workspace exists. FILE holds {"name", "seats",
+        "teamSettingsEnabled", "allowedEmailDomains", "defaultDailyCreditLimit"}
+  workspace export -workspace WS [-o FILE]
+        write the workspace as a fixture that load-fixture takes back: settings, members,
+        teams, agents, invitations; no API keys, usage or running states. -o never
+        writes over an existing file
   keys issue -workspace WS -user USER -name NAME -scopes read,write,invite [-team TEAM] [-expires RFC3339 | -days N]
         issue an API key acting as member USER; prints its plaintext once, with its id
   keys list -workspace WS
@@ -120,6 +138,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return a.loadFixture(ctx, rest)
 	case "keys":
 		return a.keys(ctx, rest)
+	case "workspace":
+		return a.workspace(ctx, rest)
 	case "usage-key":
 		return a.usageKey(rest)
 	case "help":

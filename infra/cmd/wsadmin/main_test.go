@@ -76,6 +76,20 @@ func TestUsageErrors(t *testing.T) {
 		{"enable without workspace", []string{"-table", "t", "keys", "enable", "-id", "k"}, "keys enable: -workspace is required"},
 		{"rotate without id", []string{"-table", "t", "keys", "rotate", "-workspace", "w"}, "keys rotate: -id is required"},
 		{"rotate argument", []string{"-table", "t", "keys", "rotate", "-workspace", "w", "-id", "k", "now"}, `unexpected argument "now"`},
+		{"workspace without subcommand", []string{"-table", "t", "workspace"}, "workspace: give a subcommand: create or export"},
+		{"workspace unknown subcommand", []string{"-table", "t", "workspace", "delete"}, `workspace: unknown subcommand "delete"`},
+		{"create without id", []string{"-table", "t", "workspace", "create", "-name", "X", "-seats", "2"}, "workspace create: -id is required"},
+		{"create without admin", []string{"-table", "t", "workspace", "create", "-id", "ws_x", "-name", "X", "-seats", "2"},
+			"workspace create: -admin-id is required"},
+		{"create without name", []string{"-table", "t", "workspace", "create", "-id", "ws_x", "-admin-id", "u", "-admin-email", "u@x.example", "-admin-name", "U", "-seats", "2"}, "workspace create: -name is required"},
+		{"create without seats", []string{"-table", "t", "workspace", "create", "-id", "ws_x", "-admin-id", "u", "-admin-email", "u@x.example", "-admin-name", "U", "-name", "X"}, "at least 1 seat"},
+		{"create with a bad limit", []string{"-table", "t", "workspace", "create", "-id", "ws_x", "-admin-id", "u", "-admin-email", "u@x.example", "-admin-name", "U", "-name", "X", "-seats", "2", "-default-daily-limit", "lots"},
+			`-default-daily-limit "lots" is not a number`},
+		{"create with a year-long key", []string{"-table", "t", "workspace", "create", "-id", "ws_x", "-admin-id", "u", "-admin-email", "u@x.example", "-admin-name", "U", "-name", "X", "-seats", "2", "-days", "400"}, "-days must be 1 to 365"},
+		{"create with a bad e-mail", []string{"-table", "t", "workspace", "create", "-id", "ws_x", "-admin-id", "u", "-admin-email", "nope",
+			"-admin-name", "U", "-name", "X", "-seats", "2"}, "workspaces[0].members[0].email"},
+		{"create without table", []string{"workspace", "create", "-id", "ws_x", "-admin-id", "u", "-admin-email", "u@x.example", "-admin-name", "U", "-name", "X", "-seats", "2"}, "no table"},
+		{"export without workspace", []string{"-table", "t", "workspace", "export"}, "workspace export: -workspace is required"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -141,12 +141,18 @@ func TestNoDeploymentUsesAnExampleDomain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	envs, _, err := parseSamconfig(string(raw))
+	if err != nil {
+		t.Fatalf("samconfig.toml: %v", err)
+	}
 	overrides := 0
-	for i, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "parameter_overrides") {
-			overrides++
-			if m := reservedDomain.FindString(line); m != "" {
-				t.Errorf("samconfig.toml:%d: parameter_overrides names an example domain (%q)", i+1, m)
+	for _, env := range envs {
+		for cmd, values := range env.overrides {
+			for _, o := range values {
+				overrides++
+				if m := reservedDomain.FindString(o.name + "=\"" + o.value + "\""); m != "" {
+					t.Errorf("samconfig.toml [%s.%s]: %s names an example domain (%q)", env.name, cmd, o.name, m)
+				}
 			}
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/dlclark/regexp2"
@@ -108,10 +109,10 @@ func (p cfnParameter) refusal(value string) string {
 		return fmt.Sprintf("Type %s is not one this check knows", p.typ)
 	}
 	if p.typ == "String" {
-		if p.minLength != nil && len(value) < *p.minLength {
+		if p.minLength != nil && utf8.RuneCountInString(value) < *p.minLength {
 			return fmt.Sprintf("shorter than MinLength %d", *p.minLength)
 		}
-		if p.maxLength != nil && len(value) > *p.maxLength {
+		if p.maxLength != nil && utf8.RuneCountInString(value) > *p.maxLength {
 			return fmt.Sprintf("longer than MaxLength %d", *p.maxLength)
 		}
 	}
@@ -127,8 +128,12 @@ func (p cfnParameter) refusal(value string) string {
 			if p.maxValue != nil && f > *p.maxValue {
 				return fmt.Sprintf("%s is above MaxValue %v", e, *p.maxValue)
 			}
-		} else if p.allowedPattern != "" && !matchesWhole(p.allowedPattern, e) {
-			return fmt.Sprintf("%q does not match AllowedPattern %s", e, p.allowedPattern)
+		} else if p.allowedPattern != "" {
+			if ok, err := matchesWhole(p.allowedPattern, e); err != nil {
+				return fmt.Sprintf("AllowedPattern %s: %v", p.allowedPattern, err)
+			} else if !ok {
+				return fmt.Sprintf("%q does not match AllowedPattern %s", e, p.allowedPattern)
+			}
 		}
 		if len(p.allowedValues) > 0 && !slices.ContainsFunc(p.allowedValues, func(a string) bool {
 			return a == e || number && sameNumber(a, e)
@@ -142,13 +147,12 @@ func (p cfnParameter) refusal(value string) string {
 // matchesWhole reports whether pattern, a CloudFormation AllowedPattern (a
 // Java regular expression, lookarounds included, which Go's regexp lacks),
 // matches all of value, as CloudFormation requires.
-func matchesWhole(pattern, value string) bool {
+func matchesWhole(pattern, value string) (bool, error) {
 	re, err := regexp2.Compile(`\A(?:`+pattern+`)\z`, regexp2.None)
 	if err != nil {
-		return false
+		return false, err
 	}
-	ok, err := re.MatchString(value)
-	return err == nil && ok
+	return re.MatchString(value)
 }
 
 func sameNumber(a, b string) bool {
@@ -365,21 +369,56 @@ func TestSamconfigFitsTheTemplate(t *testing.T) {
 	}
 }
 
-// samconfigBefore is the shape samconfig.toml had when every deployment
-// failed: AuthorizerCacheTtl="300" against the template's MaxValue of 60.
+// samconfigBefore is samconfig.toml (comments aside) when every deployment
+// failed: AuthorizerCacheTtl="300" against the template's MaxValue of 60,
+// and the operator's three values neither set nor marked to fill.
 const samconfigBefore = `version = 0.1
+
+[default.global.parameters]
+stack_name = "workspace-api-shared"
+
+[default.build.parameters]
+build_in_source = true
+cached = true
+parallel = true
+
+[default.validate.parameters]
+lint = true
 
 [default.deploy.parameters]
 capabilities = "CAPABILITY_IAM"
-parameter_overrides = "TenantName=\"shared\" Stage=\"v1\" AuthorizerCacheTtl=\"300\" ApiGatewayLogsRole=\"create\" MailFrom=\"<SES-verified sender>\" InviteAcceptUrl=\"<https invitation page>\" AlarmEmail=\"<on-call address>\""
+confirm_changeset = true
+fail_on_empty_changeset = false
+resolve_s3 = true
+region = "us-east-1"
+tags = "service=\"workspace-api\" tenant=\"shared\""
+parameter_overrides = "TenantName=\"shared\" Stage=\"v1\" AuthorizerCacheTtl=\"300\" ApiGatewayLogsRole=\"create\""
+
+[default.local_start_api.parameters]
+warm_containers = "EAGER"
+
+[acme.global.parameters]
+stack_name = "workspace-api-acme"
+
+[acme.build.parameters]
+build_in_source = true
+cached = true
+parallel = true
 
 [acme.deploy.parameters]
-parameter_overrides = "TenantName=\"acme\" Stage=\"v1\" AuthorizerCacheTtl=\"300\" TenantWorkspaceId=\"ws_acme\" ApiGatewayLogsRole=\"create\" MailFrom=\"<SES-verified sender>\" InviteAcceptUrl=\"<https invitation page>\" AlarmEmail=\"<on-call address>\""
+capabilities = "CAPABILITY_IAM"
+confirm_changeset = false
+fail_on_empty_changeset = false
+resolve_s3 = true
+region = "eu-west-1"
+tags = "service=\"workspace-api\" tenant=\"acme\""
+parameter_overrides = "TenantName=\"acme\" Stage=\"v1\" AuthorizerCacheTtl=\"300\" TenantWorkspaceId=\"ws_acme\" ApiGatewayLogsRole=\"create\""
 `
 
-// The check refuses what `sam deploy` and CloudFormation refuse, against the
-// real template: the cache TTL above its maximum in every environment.
-func TestSamconfigCheckRefusesTheTemplatesMaximum(t *testing.T) {
+// The check refuses what `sam deploy` and CloudFormation refused, against
+// the real template: the cache TTL above its maximum, and the parameters
+// without a default left out, in every environment.
+func TestSamconfigCheckRefusesTheFailingSamconfig(t *testing.T) {
 	params, err := templateParameters(loadTemplate(t).root)
 	if err != nil {
 		t.Fatal(err)
@@ -388,15 +427,18 @@ func TestSamconfigCheckRefusesTheTemplatesMaximum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{
-		`[acme.deploy.parameters] parameter_overrides: AuthorizerCacheTtl="300": 300 is above MaxValue 60`,
-		`[default.deploy.parameters] parameter_overrides: AuthorizerCacheTtl="300": 300 is above MaxValue 60`,
+	var want []string
+	for _, env := range []string{"acme", "default"} {
+		want = append(want, fmt.Sprintf(`[%s.deploy.parameters] parameter_overrides: AuthorizerCacheTtl="300": 300 is above MaxValue 60`, env))
+		for _, name := range []string{"AlarmEmail", "InviteAcceptUrl", "MailFrom"} {
+			want = append(want, fmt.Sprintf(`[%s] sam deploy: %s has no Default and is not set (give its value, or a placeholder "<...>" for the operator)`, env, name))
+		}
 	}
 	if !slices.Equal(r.problems, want) {
 		t.Errorf("problems:\n  got  %q\n  want %q", r.problems, want)
 	}
-	if len(r.toFill) != 6 {
-		t.Errorf("to fill: got %q, want the three placeholders of each environment", r.toFill)
+	if len(r.toFill) != 0 {
+		t.Errorf("to fill: got %q, want none (it named no placeholder)", r.toFill)
 	}
 }
 

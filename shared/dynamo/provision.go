@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -88,6 +89,15 @@ func readEntity[I domainOf[D], D any](ctx context.Context, s *Store, ws, kind, i
 	}
 	d := it.domain()
 	return r, it, &d, nil
+}
+
+// requireWorkspace returns workspace.ErrWorkspaceNotFound unless the read
+// holds workspace ws's item: events of entities of a workspace need it.
+func (r provisionRead) requireWorkspace(ws string) error {
+	if _, ok := r.items[[2]string{wsPK(ws), skMeta}]; !ok {
+		return workspace.ErrWorkspaceNotFound
+	}
+	return nil
 }
 
 // recordWrite is the Put of kind/id's provisioning record at version,
@@ -258,11 +268,8 @@ func (s *Store) ApplyMemberUpsert(ctx context.Context, p workspace.Provision, us
 			more = append(more, key(pk, emailSK(*f.Email)))
 		}
 		r, cur, current, err := readEntity[memberItem](ctx, s, ws, provisionMember, userID, memberSK(userID), more...)
-		if err != nil {
+		if err := cmp.Or(err, r.requireWorkspace(ws)); err != nil {
 			return nil, nil, false, err
-		}
-		if _, ok := r.items[[2]string{pk, skMeta}]; !ok {
-			return nil, nil, false, workspace.ErrWorkspaceNotFound
 		}
 		var claim workspace.EmailClaim
 		if f.Email != nil {
@@ -346,8 +353,8 @@ func (s *Store) ApplyMemberRemoval(ctx context.Context, p workspace.Provision, u
 	revoked := false
 	err := s.applyProvision(ctx, p, "member.removed", now, func(ctx context.Context) ([]types.TransactWriteItem, []workspace.AuditEntry, bool, error) {
 		for round := 0; ; round++ {
-			r, cur, current, err := readEntity[memberItem](ctx, s, ws, provisionMember, userID, memberSK(userID))
-			if err != nil {
+			r, cur, current, err := readEntity[memberItem](ctx, s, ws, provisionMember, userID, memberSK(userID), key(wsPK(ws), skMeta))
+			if err := cmp.Or(err, r.requireWorkspace(ws)); err != nil {
 				return nil, nil, false, err
 			}
 			d := workspace.DecideMemberRemoval(p, userID, current, r.record, now)
@@ -535,11 +542,8 @@ func (s *Store) ApplyInviteAcceptance(ctx context.Context, p workspace.Provision
 	return s.applyProvision(ctx, p, "invite.accepted", now, func(ctx context.Context) ([]types.TransactWriteItem, []workspace.AuditEntry, bool, error) {
 		r, _, member, err := readEntity[memberItem](ctx, s, ws, provisionMember, a.UserID, memberSK(a.UserID),
 			key(pk, skMeta), key(pk, inviteSK(a.InviteID)))
-		if err != nil {
+		if err := cmp.Or(err, r.requireWorkspace(ws)); err != nil {
 			return nil, nil, false, err
-		}
-		if _, ok := r.items[[2]string{pk, skMeta}]; !ok {
-			return nil, nil, false, workspace.ErrWorkspaceNotFound
 		}
 		invIt, invFound, err := decodeAt[invitationItem](r.items, pk, inviteSK(a.InviteID))
 		if err != nil {
@@ -622,11 +626,8 @@ func (s *Store) ApplyAgentUpsert(ctx context.Context, p workspace.Provision, age
 			more = append(more, key(pk, teamSK(team)))
 		}
 		r, cur, current, err := readEntity[agentItem](ctx, s, ws, provisionAgent, agentID, agentSK(agentID), more...)
-		if err != nil {
+		if err := cmp.Or(err, r.requireWorkspace(ws)); err != nil {
 			return nil, nil, false, err
-		}
-		if _, ok := r.items[[2]string{pk, skMeta}]; !ok {
-			return nil, nil, false, workspace.ErrWorkspaceNotFound
 		}
 		_, teamExists := r.items[[2]string{pk, teamSK(team)}]
 		d, err := workspace.DecideAgent(p, agentID, current, r.record, f, teamExists, now)
@@ -705,8 +706,8 @@ func agentFieldWrites(from, to agentItem) fieldWrites {
 func (s *Store) ApplyAgentRemoval(ctx context.Context, p workspace.Provision, agentID string, now time.Time) error {
 	ws, pk := p.WorkspaceID, wsPK(p.WorkspaceID)
 	return s.applyProvision(ctx, p, "agent.removed", now, func(ctx context.Context) ([]types.TransactWriteItem, []workspace.AuditEntry, bool, error) {
-		r, _, current, err := readEntity[agentItem](ctx, s, ws, provisionAgent, agentID, agentSK(agentID))
-		if err != nil {
+		r, _, current, err := readEntity[agentItem](ctx, s, ws, provisionAgent, agentID, agentSK(agentID), key(pk, skMeta))
+		if err := cmp.Or(err, r.requireWorkspace(ws)); err != nil {
 			return nil, nil, false, err
 		}
 		d := workspace.DecideAgentRemoval(p, agentID, current, r.record, now)

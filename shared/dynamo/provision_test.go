@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -303,5 +304,38 @@ func TestAnAgentUpsertMovesItsTeamAndKeepsWhatTheAPIManages(t *testing.T) {
 	}
 	if err := store.ApplyAgentUpsert(ctx, provision("a3", 3), "ag", workspace.AgentFields{TeamID: workspace.Value("t9")}, provNow); err != workspace.ErrAgentTeamNotFound {
 		t.Errorf("a move to a team that does not exist: %v, want ErrAgentTeamNotFound", err)
+	}
+}
+
+// Versions of one member delivered at once, in any order, by concurrent
+// invocations: every one succeeds, the newest is what stays, and the
+// member took one seat.
+func TestConcurrentVersionsOfOneMemberLeaveTheNewest(t *testing.T) {
+	t.Parallel()
+	store := newProvisioned(t, 5)
+	const versions = 12
+	var wg sync.WaitGroup
+	errs := make([]error, versions)
+	for v := versions; v >= 1; v-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			role := workspace.RoleMember
+			errs[v-1] = store.ApplyMemberUpsert(t.Context(), provision(fmt.Sprintf("m%d", v), int64(v)), "u1", workspace.MemberFields{
+				Email: sptr("u1@p.example"), Name: sptr(fmt.Sprintf("Version %d", v)), Role: &role}, provNow)
+		}()
+	}
+	wg.Wait()
+	for v, err := range errs {
+		if err != nil {
+			t.Errorf("version %d: %v", v+1, err)
+		}
+	}
+	m, err := store.Member(t.Context(), "ws_p", "u1")
+	if err != nil || m.Name != fmt.Sprintf("Version %d", versions) {
+		t.Errorf("member: %+v, %v; want the newest version's name", m, err)
+	}
+	if got := usedSeats(t, store); got != 1 {
+		t.Errorf("%d seats used, want 1", got)
 	}
 }

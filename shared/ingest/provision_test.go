@@ -1,9 +1,11 @@
 package ingest_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/shared/ingest"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -57,5 +59,34 @@ func TestParseProvisioningEvents(t *testing.T) {
 				t.Errorf("the error repeats key-shaped text: %v", err)
 			}
 		})
+	}
+}
+
+// A provisioning event is applied in its place in the batch: an agent
+// provisioned early in a batch can use credits later in it, and usage sent
+// before an agent's removal counts while usage after it fails.
+func TestAProvisioningEventIsAppliedInItsPlaceInTheBatch(t *testing.T) {
+	env := apitest.New(t, testFixture(""))
+	at := env.Clock.Now()
+	handler := ingest.New(env.Store, ingest.NotStoredYet{}, env.Clock)
+	res, err := handler(t.Context(), batch(
+		`{"type": "agent.upserted", "id": "p1", "workspaceId": "ws_i", "agentId": "ag_new", "version": 1, "agent": {"name": "New"}}`,
+		usage("u1", "ag_new", 2, at),
+		usage("u2", "ag_free", 3, at),
+		`{"type": "agent.removed", "id": "p2", "workspaceId": "ws_i", "agentId": "ag_free", "version": 1}`,
+		usage("u3", "ag_free", 4, at),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := failed(res); !slices.Equal(got, []string{"m5"}) {
+		t.Errorf("failures: got %v, want [m5] (the usage after the removal)", got)
+	}
+	if got := standings(t, env)["ag_new"]; got.Today != 2 {
+		t.Errorf("ag_new: got %+v, want 2 credits today", got)
+	}
+	rep, err := env.Store.CreditsReport(t.Context(), "ws_i", workspace.MonthKey(at), at)
+	if err != nil || rep.Total != 5 {
+		t.Errorf("the workspace's month: %v, %v; want 5 credits, the removed agent's 3 included", rep.Total, err)
 	}
 }

@@ -339,3 +339,71 @@ func TestConcurrentVersionsOfOneMemberLeaveTheNewest(t *testing.T) {
 		t.Errorf("%d seats used, want 1", got)
 	}
 }
+
+// Updates of every provisioned field succeed against what earlier events
+// stored: each write is conditioned on the stored value as read, lists,
+// maps and numbers included.
+func TestEveryProvisionedFieldUpdatesOverItsStoredValue(t *testing.T) {
+	t.Parallel()
+	store := newProvisioned(t, 5)
+	ctx := t.Context()
+	ws := func(id string, v int64, f workspace.WorkspaceFields) {
+		t.Helper()
+		if err := store.ApplyWorkspaceUpsert(ctx, provision(id, v), f, provNow); err != nil {
+			t.Fatalf("workspace.upserted %s: %v", id, err)
+		}
+	}
+	ws("w2", 2, workspace.WorkspaceFields{AllowedEmailDomains: &[]string{"p.example"}, DefaultDailyCreditLimit: workspace.Value(2.5),
+		TeamSettingsEnabled: sptr(false)})
+	ws("w3", 3, workspace.WorkspaceFields{AllowedEmailDomains: &[]string{}, DefaultDailyCreditLimit: workspace.Null[float64](),
+		TeamSettingsEnabled: sptr(true), Seats: sptr(7), Name: sptr("Renamed")})
+	w, _ := store.Workspace(ctx, "ws_p")
+	if w.Name != "Renamed" || w.Seats != 7 || len(w.AllowedEmailDomains) != 0 || w.DefaultDailyCreditLimit != nil || !w.TeamSettingsEnabled {
+		t.Errorf("workspace: got %+v", w)
+	}
+
+	addMember(t, store, "m1", "u1", 1, workspace.RoleMember)
+	joined := provNow.Add(-time.Hour)
+	admin := workspace.RoleAdmin
+	if err := store.ApplyMemberUpsert(ctx, provision("m2", 2), "u1", workspace.MemberFields{Email: sptr("moved@p.example"),
+		Name: sptr("Moved"), Role: &admin, JoinedAt: &joined}, provNow); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := store.Member(ctx, "ws_p", "u1")
+	if m.Email != "moved@p.example" || m.Name != "Moved" || m.Role != admin || !m.JoinedAt.Equal(joined) {
+		t.Errorf("member: got %+v", m)
+	}
+	// The old address is free for someone else, the new one is taken.
+	role := workspace.RoleMember
+	if err := store.ApplyMemberUpsert(ctx, provision("m3", 1), "u3", workspace.MemberFields{Email: sptr("u1@p.example"),
+		Name: sptr("Three"), Role: &role}, provNow); err != nil {
+		t.Errorf("another member at the old address: %v", err)
+	}
+	if err := store.ApplyMemberUpsert(ctx, provision("m4", 1), "u2", workspace.MemberFields{Email: sptr("moved@p.example"),
+		Name: sptr("Two"), Role: &role}, provNow); err != workspace.ErrAddressOfOtherMember {
+		t.Errorf("another member at the moved address: %v, want ErrAddressOfOtherMember", err)
+	}
+
+	metric := func(name, agg string) workspace.KeyMetricDefinition {
+		return workspace.KeyMetricDefinition{Name: name, Measurement: workspace.Measurement{Unit: "u", Aggregation: agg}}
+	}
+	agent := func(id string, v int64, f workspace.AgentFields) {
+		t.Helper()
+		if err := store.ApplyAgentUpsert(ctx, provision(id, v), "ag", f, provNow); err != nil {
+			t.Fatalf("agent.upserted %s: %v", id, err)
+		}
+	}
+	agent("a1", 1, workspace.AgentFields{Name: sptr("A"), ImageURL: workspace.Value("https://img.example/a.png"), IsPrivate: sptr(true),
+		KeyMetrics: &[]workspace.KeyMetricDefinition{metric("M", "sum")}, Connections: &[]string{"x", "y"}})
+	agent("a2", 2, workspace.AgentFields{ImageURL: workspace.Null[string](), IsPrivate: sptr(false), AgentDiscoverability: sptr("none"),
+		KeyMetrics: &[]workspace.KeyMetricDefinition{metric("M", "average"), metric("N", "sum")}, Connections: &[]string{}})
+	a, _ := store.Agent(ctx, "ws_p", "ag")
+	if a.ImageURL != "" || a.IsPrivate || a.AgentDiscoverability != "none" || len(a.KeyMetrics) != 2 ||
+		a.KeyMetrics[0].Measurement.Aggregation != "average" || len(a.Connections) != 0 {
+		t.Errorf("agent: got %+v", a)
+	}
+	if got := platformEntries(t, store); got[workspace.ActionWorkspaceUpdated] != 2 || got[workspace.ActionMemberUpdated] != 1 ||
+		got[workspace.ActionAgentUpdated] != 1 {
+		t.Errorf("audit log: got %v", got)
+	}
+}

@@ -24,8 +24,10 @@ import (
 // the state read; a lost race is read and decided again. A transaction
 // stays inside the event's workspace.
 //
-// The fixture loader applies a fixture's entities through these same
-// functions (ApplyWorkspaceUpsert, ApplyMemberUpsert, ApplyAgentUpsert, ...).
+// An operator's tool (the fixture loader) may apply entities through these
+// same functions (ApplyWorkspaceUpsert, ApplyMemberUpsert, ApplyAgentUpsert,
+// ...), naming itself in workspace.Provision.By (workspace.Unrecorded
+// records nothing).
 
 // Kinds of provisioning records.
 const (
@@ -362,7 +364,7 @@ func (s *Store) ApplyMemberRemoval(ctx context.Context, p workspace.Provision, u
 				return nil, nil, true, nil
 			}
 			if d.Remove && !revoked {
-				if err := s.revokeKeysOf(ctx, ws, userID, now); err != nil {
+				if err := s.revokeKeysOf(ctx, p.Actor(), ws, userID, now); err != nil {
 					return nil, nil, false, err
 				}
 				revoked = true
@@ -372,12 +374,12 @@ func (s *Store) ApplyMemberRemoval(ctx context.Context, p workspace.Provision, u
 				if round > maxReevaluations+len(teams)/teamsPerRemoval {
 					return nil, nil, false, workspace.ErrBusy
 				}
-				if err := s.leaveTeams(ctx, ws, userID, cur.Teams, teams[teamsPerRemoval:], now); err != nil {
+				if err := s.leaveTeams(ctx, p.Actor(), ws, userID, cur.Teams, teams[teamsPerRemoval:], now); err != nil {
 					return nil, nil, false, err
 				}
 				continue // read the member again
 			}
-			items, entries, err := s.removalItems(ws, userID, r, p.Version, current, now)
+			items, entries, err := s.removalItems(p.Actor(), ws, userID, r, p.Version, current, now)
 			return items, append(entries, d.Entries...), false, err
 		}
 	})
@@ -386,7 +388,7 @@ func (s *Store) ApplyMemberRemoval(ctx context.Context, p workspace.Provision, u
 	}
 	// A key created while the removal ran (its owner was still a member)
 	// goes too; none can be created after it.
-	return s.revokeKeysOf(ctx, ws, userID, now)
+	return s.revokeKeysOf(ctx, p.Actor(), ws, userID, now)
 }
 
 // removalItems are the final transaction of a member's removal: the record
@@ -394,7 +396,7 @@ func (s *Store) ApplyMemberRemoval(ctx context.Context, p workspace.Provision, u
 // on the teams read, the Deletes of those memberships (with their
 // team.member_removed entries), of the e-mail claim (still naming them) and
 // the freed seat.
-func (s *Store) removalItems(ws, userID string, r provisionRead, version int64, current *workspace.Member, now time.Time) (
+func (s *Store) removalItems(by workspace.Actor, ws, userID string, r provisionRead, version int64, current *workspace.Member, now time.Time) (
 	[]types.TransactWriteItem, []workspace.AuditEntry, error) {
 	record, err := s.recordWrite(ws, provisionMember, userID, r, version, true, "")
 	if err != nil {
@@ -423,7 +425,7 @@ func (s *Store) removalItems(ws, userID string, r provisionRead, version int64, 
 		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 			TableName: aws.String(s.table), Key: key(pk, teamMemberSK(t.TeamID, userID)),
 		}})
-		entries = append(entries, workspace.TeamMemberRemovedEntry(now, workspace.PlatformActor(), t.TeamID, userID, t.Role))
+		entries = append(entries, workspace.TeamMemberRemovedEntry(now, by, t.TeamID, userID, t.Role))
 	}
 	return items, entries, nil
 }
@@ -433,7 +435,7 @@ func (s *Store) removalItems(ws, userID string, r provisionRead, version int64, 
 // Deletes and the member's map entries, each conditioned on the role read,
 // with a team.member_removed entry each. A failed condition is no error:
 // the caller reads the member again.
-func (s *Store) leaveTeams(ctx context.Context, ws, userID string, roles map[string]string, teams []string, now time.Time) error {
+func (s *Store) leaveTeams(ctx context.Context, by workspace.Actor, ws, userID string, roles map[string]string, teams []string, now time.Time) error {
 	teams = teams[:min(len(teams), teamsPerRemoval)]
 	var upd expression.UpdateBuilder
 	var cond expression.ConditionBuilder
@@ -451,7 +453,7 @@ func (s *Store) leaveTeams(ctx context.Context, ws, userID string, roles map[str
 		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 			TableName: aws.String(s.table), Key: key(wsPK(ws), teamMemberSK(t, userID)),
 		}})
-		entries = append(entries, workspace.TeamMemberRemovedEntry(now, workspace.PlatformActor(), t, userID, workspace.TeamRole(roles[t])))
+		entries = append(entries, workspace.TeamMemberRemovedEntry(now, by, t, userID, workspace.TeamRole(roles[t])))
 	}
 	member, err := s.update(key(wsPK(ws), memberSK(userID)), upd, &cond)
 	if err != nil {
@@ -463,11 +465,11 @@ func (s *Store) leaveTeams(ctx context.Context, ws, userID string, roles map[str
 
 // revokeKeysOf revokes every API key of ws that user owns (those with a
 // reference: at most the key count's bound), keysPerReclaim per
-// transaction, each with its key.revoked entry by the platform: one
+// transaction, each with its key.revoked entry by by: one
 // strongly consistent Query of the references, one BatchGetItem of the
 // keys, and a transaction per chunk. A key a racing revoke removed first
 // cancels its chunk, which is read and revoked again.
-func (s *Store) revokeKeysOf(ctx context.Context, ws, userID string, now time.Time) error {
+func (s *Store) revokeKeysOf(ctx context.Context, by workspace.Actor, ws, userID string, now time.Time) error {
 	for attempt := 0; ; attempt++ {
 		pauseBeforeReevaluation(ctx, attempt)
 		refs, err := s.keyRefs(ctx, ws)
@@ -505,7 +507,7 @@ func (s *Store) revokeKeysOf(ctx context.Context, ws, userID string, now time.Ti
 					return err
 				}
 				items = append(items, del...)
-				entries = append(entries, workspace.KeyRevokedEntry(now, workspace.PlatformActor(), k.ID))
+				entries = append(entries, workspace.KeyRevokedEntry(now, by, k.ID))
 			}
 			count, err := s.update(key(wsPK(ws), skKeyCount), expression.Add(expression.Name(attrCount), expression.Value(-len(chunk))), nil)
 			if err != nil {

@@ -407,3 +407,27 @@ func TestEveryProvisionedFieldUpdatesOverItsStoredValue(t *testing.T) {
 		t.Errorf("audit log: got %v", got)
 	}
 }
+
+// An operator's tool applying the same code with workspace.Unrecorded
+// (a fixture load) changes the entities and records nothing.
+func TestProvisioningByAnUnrecordedActorRecordsNothing(t *testing.T) {
+	t.Parallel()
+	store, _ := dynamolocal.NewStore(t)
+	ctx := t.Context()
+	op := workspace.Unrecorded
+	p := workspace.Provision{EventID: "fixture-ws", WorkspaceID: "ws_p", Version: 1, By: &op}
+	if err := store.ApplyWorkspaceUpsert(ctx, p, workspace.WorkspaceFields{Name: sptr("W"), Seats: sptr(2)}, provNow); err != nil {
+		t.Fatal(err)
+	}
+	p.EventID = "fixture-agent"
+	if err := store.ApplyAgentUpsert(ctx, p, "ag", workspace.AgentFields{Name: sptr("A")}, provNow); err != nil {
+		t.Fatal(err)
+	}
+	entries, _, err := store.AuditPage(ctx, "ws_p", workspace.AuditFilter{}, "", 10)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("audit log: %+v, %v; want no entries", entries, err)
+	}
+	if _, err := store.Agent(ctx, "ws_p", "ag"); err != nil {
+		t.Errorf("agent: %v", err)
+	}
+}

@@ -74,6 +74,18 @@ type Provision struct {
 	EventID     string
 	WorkspaceID string
 	Version     int64
+	// By is who the audit log names for the changes; nil is the platform.
+	// An operator's tool loading a fixture through the same code may pass
+	// Unrecorded.
+	By *Actor
+}
+
+// Actor is who the audit log names for p's changes.
+func (p Provision) Actor() Actor {
+	if p.By != nil {
+		return *p.By
+	}
+	return platform
 }
 
 // WorkspaceFields are a workspace.upserted event's fields; a nil or omitted
@@ -105,11 +117,11 @@ func DecideWorkspace(p Provision, current *Workspace, stored Provisioned, f Work
 		}
 		after = Workspace{ID: p.WorkspaceID, AllowedEmailDomains: []string{}}
 		changes := applyWorkspace(&after, f, true)
-		return after, []AuditEntry{NewAuditEntry(at, platform, ActionWorkspaceCreated, target, changes)}, true, nil
+		return after, []AuditEntry{NewAuditEntry(at, p.Actor(), ActionWorkspaceCreated, target, changes)}, true, nil
 	}
 	after = *current
 	if changes := applyWorkspace(&after, f, false); len(changes) > 0 {
-		entries = []AuditEntry{NewAuditEntry(at, platform, ActionWorkspaceUpdated, target, changes)}
+		entries = []AuditEntry{NewAuditEntry(at, p.Actor(), ActionWorkspaceUpdated, target, changes)}
 	}
 	return after, entries, true, nil
 }
@@ -225,7 +237,7 @@ func DecideMember(p Provision, id string, current *Member, stored Provisioned, f
 		d.New = true
 		d.Member = Member{ID: id, WorkspaceID: p.WorkspaceID, Email: *f.Email, Name: *f.Name, Role: *f.Role,
 			Tags: []string{}, JoinedAt: joined.UTC(), Teams: []MemberTeam{}}
-		d.Entries = []AuditEntry{NewAuditEntry(at, platform, ActionMemberAdded, target, Changes{
+		d.Entries = []AuditEntry{NewAuditEntry(at, p.Actor(), ActionMemberAdded, target, Changes{
 			"email": {To: d.Member.Email}, "name": {To: d.Member.Name}, "role": {To: string(d.Member.Role)},
 			"joinedAt": {To: FormatTime(d.Member.JoinedAt)},
 		})}
@@ -250,7 +262,7 @@ func DecideMember(p Provision, id string, current *Member, stored Provisioned, f
 		d.Member.JoinedAt = f.JoinedAt.UTC()
 	}
 	if len(c) > 0 {
-		d.Entries = []AuditEntry{NewAuditEntry(at, platform, ActionMemberUpdated, target, c)}
+		d.Entries = []AuditEntry{NewAuditEntry(at, p.Actor(), ActionMemberUpdated, target, c)}
 	}
 	return d, nil
 }
@@ -271,7 +283,7 @@ type RemovalDecision struct {
 // RemovalEntries'.
 func DecideMemberRemoval(p Provision, id string, current *Member, stored Provisioned, at time.Time) RemovalDecision {
 	return decideRemoval(p, stored, current != nil, func() AuditEntry {
-		return NewAuditEntry(at, platform, ActionMemberRemoved, AuditTarget{Type: TargetMember, ID: id}, Changes{
+		return NewAuditEntry(at, p.Actor(), ActionMemberRemoved, AuditTarget{Type: TargetMember, ID: id}, Changes{
 			"email": {From: current.Email}, "role": {From: string(current.Role)},
 		})
 	})
@@ -375,7 +387,7 @@ func DecideAcceptance(p Provision, a Acceptance, inv *Invitation, member *Member
 		d.Member.Teams = append(d.Member.Teams, MemberTeam{TeamID: g.GroupID, Role: TeamRole(g.Role)})
 		joined = append(joined, map[string]any{"teamId": g.GroupID, "role": g.Role})
 	}
-	d.Entries = []AuditEntry{NewAuditEntry(at, platform, ActionInviteAccepted, AuditTarget{Type: TargetInvite, ID: inv.ID}, Changes{
+	d.Entries = []AuditEntry{NewAuditEntry(at, p.Actor(), ActionInviteAccepted, AuditTarget{Type: TargetInvite, ID: inv.ID}, Changes{
 		"status": {From: inv.Status(at), To: "accepted"},
 		"userId": {To: a.UserID},
 		"role":   {To: inv.Role},
@@ -442,14 +454,14 @@ func DecideAgent(p Provision, id string, current *Agent, stored Provisioned, f A
 			Tags: []string{}, KeyMetrics: []KeyMetricDefinition{}, Connections: []string{}, PromotionRequests: []PromotionRequest{}}
 		c := applyAgent(&d.Agent, f, true)
 		d.TeamChanged = d.Agent.TeamID != ""
-		d.Entries = []AuditEntry{NewAuditEntry(at, platform, ActionAgentAdded, target, c)}
+		d.Entries = []AuditEntry{NewAuditEntry(at, p.Actor(), ActionAgentAdded, target, c)}
 		return d, nil
 	}
 	d.Agent = *current
 	c := applyAgent(&d.Agent, f, false)
 	d.TeamChanged = d.Agent.TeamID != current.TeamID
 	if len(c) > 0 {
-		d.Entries = []AuditEntry{NewAuditEntry(at, platform, ActionAgentUpdated, target, c)}
+		d.Entries = []AuditEntry{NewAuditEntry(at, p.Actor(), ActionAgentUpdated, target, c)}
 	}
 	return d, nil
 }
@@ -513,7 +525,7 @@ func metricNames(ms []KeyMetricDefinition) []any {
 // totals and the usage export keep its usage.
 func DecideAgentRemoval(p Provision, id string, current *Agent, stored Provisioned, at time.Time) RemovalDecision {
 	return decideRemoval(p, stored, current != nil, func() AuditEntry {
-		return NewAuditEntry(at, platform, ActionAgentRemoved, AuditTarget{Type: TargetAgent, ID: id}, Changes{
+		return NewAuditEntry(at, p.Actor(), ActionAgentRemoved, AuditTarget{Type: TargetAgent, ID: id}, Changes{
 			"name": {From: current.Name}, "teamId": {From: nullIfEmpty(current.TeamID)},
 		})
 	})

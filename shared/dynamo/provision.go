@@ -182,7 +182,7 @@ func (f *fieldWrites) and(c expression.ConditionBuilder) {
 	f.n++
 }
 
-// write is the Update of the item at k, conditioned on its existing and on
+// fieldUpdate is the Update of the item at k, conditioned on its existing and on
 // every field read; ok is false when nothing changes.
 func (s *Store) fieldUpdate(k item, f fieldWrites) (w types.TransactWriteItem, ok bool, err error) {
 	if f.n == 0 {

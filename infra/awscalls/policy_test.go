@@ -251,6 +251,23 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		awsevents.SQSMessage("m7", "{not json"),
 	}})
 
+	// Provisioning: a workspace update, a member and an agent added, the
+	// agent moved and removed, the member removed (their keys looked up).
+	awscalls.Invoke(t, env.URL, "IngestFunction", map[string]any{"Records": []any{
+		awsevents.SQSMessage("p1", map[string]any{"type": "workspace.upserted", "id": "prov-1", "workspaceId": "ws_acme",
+			"version": 1, "workspace": map[string]any{"name": "Acme Inc."}}),
+		awsevents.SQSMessage("p2", map[string]any{"type": "member.upserted", "id": "prov-2", "workspaceId": "ws_acme",
+			"version": 1, "member": map[string]any{"id": "usr_perm", "email": "perm@acme.example", "name": "Perm", "role": "member"}}),
+		awsevents.SQSMessage("p3", map[string]any{"type": "agent.upserted", "id": "prov-3", "workspaceId": "ws_acme",
+			"agentId": "agt_perm", "version": 1, "agent": map[string]any{"name": "Perm"}}),
+		awsevents.SQSMessage("p4", map[string]any{"type": "agent.upserted", "id": "prov-4", "workspaceId": "ws_acme",
+			"agentId": "agt_perm", "version": 2, "agent": map[string]any{"teamId": "team_support"}}),
+		awsevents.SQSMessage("p5", map[string]any{"type": "agent.removed", "id": "prov-5", "workspaceId": "ws_acme",
+			"agentId": "agt_perm", "version": 3}),
+		awsevents.SQSMessage("p6", map[string]any{"type": "member.removed", "id": "prov-6", "workspaceId": "ws_acme",
+			"version": 2, "userId": "usr_perm"}),
+	}})
+
 	// The scheduler at the next day and the next month: it resumes what
 	// the limits above stopped and paused.
 	tomorrow := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)

@@ -22,6 +22,7 @@
 //	API key reference   WS#<ws>             APIKEY#<keyId>                  (keyHash, expiresAt: how the keys endpoints reach the key)
 //	API key count       WS#<ws>             KEYCOUNT                        (count: the references of the workspace)
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
+//	provisioning record WS#<ws>             PROVISIONED#<kind>#<id>         (kind workspace, member or agent: the newest version a provisioning event applied, and whether it removed the entity; kept after the removal)
 //
 // The credit engine keeps each agent's and team's counters and running state
 // in a partition of their own, so a busy agent never throttles its workspace's

@@ -108,7 +108,9 @@ func (s *Store) UsageMonthPage(ctx context.Context, ws, team, month, after strin
 
 // ExportNames returns the names of the agents agentIDs and the teams teamIDs
 // of ws, by id, for the rows of one export page: one BatchGetItem per 100
-// ids. An id without an item (or of another workspace) has no entry.
+// ids, and one more for agents removed by agent.removed, whose names their
+// provisioning records keep (removedAgentNames). An id without an item (or
+// of another workspace) has no entry.
 func (s *Store) ExportNames(ctx context.Context, ws string, agentIDs, teamIDs []string) (agents, teams map[string]string, err error) {
 	keys := make([]item, 0, len(agentIDs)+len(teamIDs))
 	for _, id := range agentIDs {
@@ -133,7 +135,7 @@ func (s *Store) ExportNames(ctx context.Context, ws string, agentIDs, teamIDs []
 			teams[e.ID] = e.Name
 		}
 	}
-	return agents, teams, nil
+	return agents, teams, s.removedAgentNames(ctx, ws, agentIDs, agents)
 }
 
 // UsageMonthItem encodes agent's month usage item as usage of spent (credits

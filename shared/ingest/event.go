@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,13 +32,15 @@ type Head struct {
 }
 
 // Event is one decoded and validated ingest event: exactly one of the
-// pointers, the one its Type names, is set.
+// pointers, the one its Type names, is set (Provision for every
+// provisioning type).
 type Event struct {
 	Head
-	Usage  *workspace.Usage
-	Chat   *ChatMessage
-	Diary  *DiaryEntry
-	Metric *MetricRecord
+	Usage     *workspace.Usage
+	Chat      *ChatMessage
+	Diary     *DiaryEntry
+	Metric    *MetricRecord
+	Provision *Provisioning
 }
 
 // ChatMessage is a chat.message event: one message of a chat, and the chat's
@@ -164,18 +167,27 @@ func Parse(body []byte) (Event, error) {
 			ev.Metric, err = w.metricRecord()
 		}
 	default:
-		return ev, workspace.Invalid("type must be one of %s, %s, %s, %s",
-			TypeCreditsUsed, TypeChatMessage, TypeDiaryEntry, TypeMetricRecorded)
+		if !slices.Contains(provisionTypes, typ) {
+			return ev, workspace.Invalid("type must be one of %s", strings.Join(eventTypes(), ", "))
+		}
+		ev.Provision, err = parseProvision(body, typ)
+		if err != nil {
+			ev.Provision = nil
+		}
 	}
 	return ev, err
+}
+
+// eventTypes lists every ingest event type.
+func eventTypes() []string {
+	return append([]string{TypeCreditsUsed, TypeChatMessage, TypeDiaryEntry, TypeMetricRecorded}, provisionTypes...)
 }
 
 // plausibleHead keeps the head fields that are safe and useful to log: a
 // known type, and ids that are plausible.
 func plausibleHead(w wireHead) Head {
 	var h Head
-	switch w.Type {
-	case TypeCreditsUsed, TypeChatMessage, TypeDiaryEntry, TypeMetricRecorded:
+	if slices.Contains(eventTypes(), w.Type) {
 		h.Type = w.Type
 	}
 	if workspace.PlausibleID(w.ID) {

@@ -1,6 +1,7 @@
 // Package ingest is the SQS-fed function that brings the platform's events
 // into the service (docs/ingest-events.md): credit usage, chat messages,
-// diary entries and key-metric records. Each SQS message body is one event.
+// diary entries, key-metric records, and the provisioning events that bring
+// workspaces, members and agents in. Each SQS message body is one event.
 // A batch's valid usage events are applied together, exactly once each, and
 // settle the agents' and teams' running states; every record that cannot be
 // applied is named in the answer's batchItemFailures, so the queue delivers
@@ -25,8 +26,10 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Store is the credit storage the function uses.
+// Store is the storage the function uses: credit usage, and the
+// provisioning events' entities.
 type Store interface {
+	Provisioner
 	// ApplyUsage applies validated credits.used events, each exactly once,
 	// and reports one error per event (nil: applied, now or by an earlier
 	// delivery) and the running states it changed.
@@ -106,20 +109,43 @@ func (in *ingester) handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 }
 
 // apply decodes, validates and applies the events, and returns each one's
-// head (as far as it could be read) and error (nil: applied). The batch's
+// head (as far as it could be read) and error (nil: applied). A
+// provisioning event is applied alone, in its place: the events before it
+// in the batch are applied before it, those after it after it, so an agent
+// provisioned earlier in a batch is there for its usage, and usage sent
+// before an agent.removed still counts. Between provisioning events, the
 // valid usage events go to the store in one call, in their order, so that
 // an agent's events share one counter write.
 func (in *ingester) apply(ctx context.Context, bodies [][]byte) ([]Head, []error) {
 	now := in.clock.Now()
 	heads := make([]Head, len(bodies))
 	errs := make([]error, len(bodies))
-	var usage []workspace.Usage
-	var usageAt []int
 	parsed := make([]Event, len(bodies))
 	for i, body := range bodies {
 		ev, err := Parse(body)
 		heads[i], parsed[i], errs[i] = ev.Head, ev, err
-		if err != nil || ev.Usage == nil {
+	}
+	start := 0
+	for i, ev := range parsed {
+		if errs[i] != nil || ev.Provision == nil {
+			continue
+		}
+		in.applyRun(ctx, parsed[start:i], errs[start:i], now)
+		errs[i] = ev.Provision.apply(ctx, in.store, now)
+		start = i + 1
+	}
+	in.applyRun(ctx, parsed[start:], errs[start:], now)
+	return heads, errs
+}
+
+// applyRun applies a run of parsed events without provisioning events
+// among them, filling errs for those not failed already: the usage events
+// in one store call, then the agent-data events.
+func (in *ingester) applyRun(ctx context.Context, parsed []Event, errs []error, now time.Time) {
+	var usage []workspace.Usage
+	var usageAt []int
+	for i, ev := range parsed {
+		if errs[i] != nil || ev.Usage == nil {
 			continue
 		}
 		if limit := now.Add(workspace.MaxUsageSkew); ev.Usage.OccurredAt.After(limit) {
@@ -156,7 +182,6 @@ func (in *ingester) apply(ctx context.Context, bodies [][]byte) ([]Head, []error
 			errs[i] = in.data.StoreMetricRecord(ctx, *ev.Metric)
 		}
 	}
-	return heads, errs
 }
 
 // logFailure logs why a record was not applied, with the event's context but

@@ -49,6 +49,9 @@ var AuditActions = []AuditAction{
 	ActionAgentStopped, ActionAgentResumed, ActionTeamPaused, ActionTeamResumed,
 	ActionAgentDisabled, ActionAgentEnabled,
 	ActionKeyCreated, ActionKeyUpdated, ActionKeyRevoked,
+	ActionWorkspaceCreated, ActionWorkspaceUpdated,
+	ActionMemberAdded, ActionMemberUpdated, ActionMemberRemoved, ActionInviteAccepted,
+	ActionAgentAdded, ActionAgentUpdated, ActionAgentRemoved,
 }
 
 // Valid reports whether a is one of AuditActions.

@@ -122,6 +122,21 @@ func TestTextThatHoldsNoCredentialStays(t *testing.T) {
 		{"a dotted message key", "ERROR_MSG.authenticationFailureReason.descriptionTextLong", "ERROR_MSG.authenticationFailureReason.descriptionTextLong"},
 		{"a snake_case name holding npm_", "pnpm_CacheDirectoryResolverX", "pnpm_CacheDirectoryResolverX"},
 		{"a test name holding sk_test_", "TestDisk_test_ComputeSomethingVeryLongName", "TestDisk_test_ComputeSomethingVeryLongName"},
+		// Command lines whose flags take no password.
+		{"docker run's -p is a port", "docker run -p 8080:80 -e MODE=dev nginx", "docker run -p 8080:80 -e MODE=dev nginx"},
+		{"ssh's -p is a port", "ssh -p 2222 deploy@host", "ssh -p 2222 deploy@host"},
+		{"mkdir -p", "mkdir -p /tmp/build/out", "mkdir -p /tmp/build/out"},
+		{"az outside login", "az group list -o table", "az group list -o table"},
+		{"sqlplus as sysdba", "sqlplus / as sysdba", "sqlplus / as sysdba"},
+		{"curl without a cookie", "curl -s -o out.json https://example.com/data", "curl -s -o out.json https://example.com/data"},
+		// URLs, times and prose near the new shapes.
+		{"a port, then an e-mail address", "see http://host:8080/status and mail ann@example.com", "see http://host:8080/status and mail ann@example.com"},
+		{"a time of day", "at 12:30:45:00 the job ran", "at 12:30:45:00 the job ran"},
+		{"a machine in prose", "the machine is down again", "the machine is down again"},
+		{"a JSON member d holding a date", `{"d": "2024-01-01"}`, `"2024-01-01"`},
+		{"percent-encoding of harmless text", "q=%68%65%6c%6c%6f%20%77%6f%72%6c%64", "%68%65%6c%6c%6f"},
+		{"a hook's route, no token", "POST /webhooks/{id} registers a hook", "POST /webhooks/{id} registers a hook"},
+		{"a tuple without a credential", `("username", "ann")`, `"ann"`},
 	}
 	for _, tc := range tests {
 		if got := Text(tc.text); !strings.Contains(got, tc.kept) {

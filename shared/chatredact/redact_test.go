@@ -187,6 +187,14 @@ func TestNameValueObjectsAndFlagArrays(t *testing.T) {
 		{`{"argv":["mysql","--password","plain-secret-fl1","-e","select 1"]}`, "plain-secret-fl1", `"select 1"`},
 		{`{"argv":["sshpass","-p","plain-secret-fl2","ssh","host"]}`, "plain-secret-fl2", `"ssh","host"`},
 		{`{"argv":["mkdir","-p","/tmp/x"]}`, "", `"/tmp/x"`},
+		{`{"argv":["docker","run","-p","8080:80","nginx"]}`, "", `"8080:80"`},
+		{`{"argv":["docker","login","-p","plain-secret-fl3","r.io"]}`, "plain-secret-fl3", `"r.io"`},
+		{`{"argv":["smbclient","-U","ann%plain-secret-fl4"]}`, "plain-secret-fl4", `"ann%[REDACTED]"`},
+		{`{"argv":["htpasswd","-nbB","ann","plain-secret-fl5"]}`, "plain-secret-fl5", `"ann"`},
+		{`{"headers":[["Accept","json"],["X-Api-Key","plain-secret-pr1"]]}`, "plain-secret-pr1", `["Accept","json"]`},
+		{`{"raw":["Authorization","plain-secret-pr2","Accept","json"]}`, "plain-secret-pr2", `"Accept","json"`},
+		{`{"p":[{"ParameterValue":"plain-secret-pr3","ParameterKey":"DbPassword"},{"ParameterKey":"Env","ParameterValue":"prod"}]}`, "plain-secret-pr3", `"prod"`},
+		{`{"d":"plainSecretJwk0AAAAAAAAAAAAAAAAAAAAAAA","crv":"Ed25519","kty":"OKP","x":"11qYAYKxCrfVS"}`, "plainSecretJwk0", `"kty":"OKP"`},
 	} {
 		got := string(MessageBody(FormatAnthropic, json.RawMessage(tc.body)))
 		if !json.Valid([]byte(got)) || (tc.hidden != "" && strings.Contains(got, tc.hidden)) || !strings.Contains(got, tc.kept) {

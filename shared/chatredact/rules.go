@@ -136,5 +136,35 @@ var ownRules = []rule{
 	{id: "redis-cli-auth", keywords: []string{"redis-cli"}, group: 1, regex: `\bredis-cli\b[^\n]*?\s-a\s+(\S+)`},
 	{id: "glued-provider-key", keywords: []string{"dop_v1_", "dapi", "ltai", "pmak-", "pplx-", "sntryu_", "pscale_tkn_"},
 		regex: `dop_v1_[a-f0-9]{64}|dapi[a-f0-9]{32}|LTAI[A-Za-z0-9]{20}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|pplx-[A-Za-z0-9]{48}|sntryu_[a-f0-9]{64}|pscale_tkn_[A-Za-z0-9_.=\-]{32,64}`},
+	// Webhook URLs: whoever holds one may post. The path after the hook's
+	// kind is hidden (Slack's team/bot/secret, Discord's id/token, ...).
+	{id: "slack-webhook", keywords: []string{"hooks.slack.com"}, group: 1,
+		regex: `(?i)hooks\.slack\.com/(?:services|workflows|triggers|actions)/([A-Za-z0-9_\-/+]{8,})`},
+	{id: "discord-webhook", keywords: []string{"discord.com/api", "discordapp.com/api"}, group: 1,
+		regex: `(?i)discord(?:app)?\.com/api(?:/v\d+)?/webhooks/([0-9]{5,}/[A-Za-z0-9_\-]{8,})`},
+	{id: "webhook-url", keywords: []string{"/hooks/", "/webhooks/", "/webhook/", "/hook/", "/webhookb2/", "/incomingwebhook/", "/robot/send"}, group: 1,
+		regex: `(?i)://[^\s/"'<>]+(?:/[^\s/"'<>]+)*?/(?:hooks|webhooks|webhook|hook|webhookb2|IncomingWebhook)(?:/(?:catch|incoming|v\d+|send\?key=))?/?([A-Za-z0-9_\-@./=%]*[0-9][A-Za-z0-9_\-@./=%]*)`},
+	{id: "ifttt-webhook", keywords: []string{"maker.ifttt.com"}, group: 1, regex: `(?i)maker\.ifttt\.com/trigger/[^\s/]+/(?:json/)?with/key/([A-Za-z0-9_\-]{8,})`},
+	{id: "pagerduty-integration", keywords: []string{"events.pagerduty.com"}, group: 1, regex: `(?i)events\.pagerduty\.com/integration/([A-Za-z0-9]{16,})`},
+	{id: "azure-function-key", keywords: []string{"code="}, group: 1, regex: `(?i)\.azurewebsites\.net/[^\s"'<>]*[?&]code=([A-Za-z0-9_\-=%]{16,})`},
+	// Token prefixes of vaults and platforms that gitleaks misses or binds to
+	// a fixed length: HashiCorp Vault's hvs./hvb./hvr. (and OpenBao's),
+	// Tailscale, Docker Hub, Supabase, LangSmith, Pinecone, Neon, Notion,
+	// Render, Netlify, Sourcegraph, Figma, Contentful, Grafana, Shopify,
+	// Slack apps, Bitbucket, RubyGems, Heroku, PlanetScale, 1Password,
+	// Doppler, Terraform Cloud, Buildkite, Infisical, Resend, Dynatrace.
+	{id: "token-prefix", keywords: []string{"hvs.", "hvb.", "hvr.", "tskey-", "dckr_", "sbp_", "sb_secret_", "lsv2_", "pcsk_", "napi_", "ntn_",
+		"rnd_", "nfp_", "sgp_", "figd_", "cfpat-", "glsa_", "glc_", "shpat_", "shpss_", "shpca_", "shppa_", "xapp-", "atbb", "rubygems_",
+		"hrku-", "pscale_", "ops_", "dp.st.", "dp.pt.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit.", "atlasv1.", "bkua_", "re_",
+		"dt0c01."},
+		regex: `(?:^|[^A-Za-z0-9_])(hv[sbr]\.[A-Za-z0-9_\-]{20,}` +
+			`|tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9\-]{10,}|dckr_(?:pat|oat)_[A-Za-z0-9_\-]{16,}|sbp_[A-Za-z0-9]{20,}` +
+			`|sb_secret_[A-Za-z0-9_\-]{16,}|lsv2_(?:pt|sk)_[A-Za-z0-9_]{20,}|pcsk_[A-Za-z0-9_]{20,}|napi_[A-Za-z0-9]{20,}|ntn_[A-Za-z0-9]{20,}` +
+			`|rnd_[A-Za-z0-9]{16,}|nfp_[A-Za-z0-9]{20,}|sgp_[A-Za-z0-9_]{20,}|figd_[A-Za-z0-9_\-]{20,}|CFPAT-[A-Za-z0-9_\-]{20,}` +
+			`|glsa_[A-Za-z0-9_]{20,}|glc_[A-Za-z0-9+/=_\-]{20,}|shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{16,}|xapp-[0-9]-[A-Za-z0-9\-]{16,}` +
+			`|ATBB[A-Za-z0-9_\-]{16,}|rubygems_[a-f0-9]{16,}|HRKU-[A-Za-z0-9_\-]{16,}|pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.\-]{16,}` +
+			`|ops_[A-Za-z0-9+/=_\-]{20,}|dp\.(?:st|pt|ct|sa|scim|audit)\.[A-Za-z0-9_.\-]{16,}|[A-Za-z0-9]{10,}\.atlasv1\.[A-Za-z0-9_\-]{20,}` +
+			`|bkua_[A-Za-z0-9]{20,}|re_[A-Za-z0-9]{6,}_[A-Za-z0-9]{16,}|dt0c01\.[A-Z0-9]{16,}\.[A-Za-z0-9]{16,})`},
+	{id: "oracle-jdbc-password", keywords: []string{"jdbc:oracle"}, group: 1, regex: `(?i)jdbc:oracle:(?:thin|oci\d?):[^/\s@"']+/([^@\s"']+)@`},
 	{id: "htpasswd", keywords: []string{"$apr1$", "$2y$", "$2a$", "$2b$", "$6$", "$5$"}, regex: `\$(?:apr1|2[aby]|[56])\$[./A-Za-z0-9$]{8,}`},
 }

@@ -27,9 +27,11 @@ import (
 
 // keyword kinds: what a keyword found in a text calls for.
 const (
-	kindRule  = iota // a rule's keyword: the rule runs
-	kindName         // part of a credential name: the pair parser looks here
-	kindBasic        // "basic": the Basic credential check looks here
+	kindRule    = iota // a rule's keyword: the rule runs
+	kindName           // part of a credential name: the pair parser looks here
+	kindBasic          // "basic": the Basic credential check looks here
+	kindCommand        // a command's name: the command line is read (cli.go)
+	kindJWK            // a JSON Web Key's private member in text ("d": ...)
 )
 
 // hit is one keyword of the index.
@@ -84,6 +86,12 @@ func theIndex() *keywordIndex {
 			add(hit{word: k, kind: kindName})
 		}
 		add(hit{word: "basic", kind: kindBasic})
+		for _, k := range commandKeywords {
+			add(hit{word: k, kind: kindCommand})
+		}
+		for _, k := range jwkKeywords {
+			add(hit{word: k, kind: kindJWK})
+		}
 		index = ix
 	})
 	return index
@@ -128,6 +136,7 @@ func redactText(s string, depth int) string {
 	ix := theIndex()
 	var ruleHits []ruleHit
 	nameFrom := 0 // the pair parser has looked at s[:nameFrom]
+	cmdFrom := 0  // the command lines in s[:cmdFrom] are read
 	for i := 0; i+1 < len(s); i++ {
 		b := ix.bucket[uint16(lower(s[i]))<<8|uint16(lower(s[i+1]))]
 		if b == 0 {
@@ -146,6 +155,12 @@ func redactText(s string, depth int) string {
 				}
 			case kindBasic:
 				t.basicAuth(i)
+			case kindCommand:
+				if i >= cmdFrom {
+					cmdFrom = t.commandAt(i, i+len(h.word))
+				}
+			case kindJWK:
+				t.jwkMember(i, len(h.word))
 			}
 		}
 	}
@@ -162,9 +177,14 @@ func redactText(s string, depth int) string {
 	}
 	if strings.IndexByte(s, '@') >= 0 {
 		t.userinfo()
+		t.urlPasswords()
+	}
+	if strings.IndexByte(s, ':') >= 0 {
+		t.pgpassLines()
 	}
 	t.base64Runs()
 	t.hexRuns()
+	t.escapeRuns()
 	if len(t.spans) == 0 {
 		return s
 	}

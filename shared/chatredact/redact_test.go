@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -212,7 +213,7 @@ func TestPastTheBudgetKeywordsSurroundingsAreHidden(t *testing.T) {
 	for i, r := range ix.rules {
 		if r.id == "digitalocean-pat" {
 			at := strings.Index(s, "dop_v1_")
-			ts.runRule(r, []ruleHit{{rule: i, at: at, end: at + len("dop_v1_")}})
+			ts.runRule(r, []ruleHit{{rule: uint16(i), at: int32(at), n: uint16(len("dop_v1_"))}})
 		}
 	}
 	if got := ts.apply(); strings.Contains(got, "ab12") || !strings.HasPrefix(got, "deploy with") {
@@ -235,6 +236,59 @@ func TestEveryRuleCompiles(t *testing.T) {
 		for _, k := range r.keywords {
 			if len(k) < 2 || k != strings.ToLower(k) {
 				t.Errorf("%s: keyword %q", r.id, k)
+			}
+		}
+	}
+}
+
+// The windows' analysis (window.go) on rules of known shapes: how far
+// before a keyword a match begins, and gitleaks' generic shape.
+func TestRuleWindows(t *testing.T) {
+	want := map[string]struct {
+		before int
+		assign bool
+	}{
+		"adafruit-api-key":    {0, true},
+		"aws-key-id":          {0, false},
+		"digitalocean-pat":    {0, false},
+		"sk-key":              {utf8.UTFMax, false}, // after a separator, any rune
+		"stripe-key":          {utf8.UTFMax, false},
+		"jfrog-api-key":       {0, true},
+		"curl-auth-user":      {0, false},
+		"slack-webhook":       {0, false},
+		"vault-service-token": {0, false},
+	}
+	seen := 0
+	for _, r := range theIndex().rules {
+		w, ok := want[r.id]
+		if !ok {
+			continue
+		}
+		seen++
+		r.compiled()
+		if r.before != w.before || r.assign != w.assign {
+			t.Errorf("%s: before %d, assign %v; want %d, %v", r.id, r.before, r.assign, w.before, w.assign)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of %d rules found", seen, len(want))
+	}
+}
+
+// A hit the text after its keyword rules out is dropped before its rule
+// runs; one that may begin a match is kept.
+func TestHitsNoMatchCanBeginAreDropped(t *testing.T) {
+	for _, r := range theIndex().rules {
+		if r.id != "aws-key-id" {
+			continue
+		}
+		r.compiled()
+		for _, tc := range []struct {
+			text string
+			keep bool
+		}{{"AKIA then prose", false}, {"AKIAQ7PLANTEDFUZZKEY", true}, {"akia", true}} {
+			if got := followsFit(r.follow, tc.text, 0, 4); got != tc.keep {
+				t.Errorf("%q: kept %v, want %v", tc.text, got, tc.keep)
 			}
 		}
 	}

@@ -248,15 +248,17 @@ func TestRuleWindows(t *testing.T) {
 		before int
 		assign bool
 	}{
-		"adafruit-api-key":    {0, true},
-		"aws-key-id":          {0, false},
-		"digitalocean-pat":    {0, false},
-		"sk-key":              {utf8.UTFMax, false}, // after a separator, any rune
-		"stripe-key":          {utf8.UTFMax, false},
-		"jfrog-api-key":       {0, true},
-		"curl-auth-user":      {0, false},
-		"slack-webhook":       {0, false},
-		"vault-service-token": {0, false},
+		"adafruit-api-key":      {0, true},
+		"aws-key-id":            {0, false},
+		"digitalocean-pat":      {0, false},
+		"sk-key":                {utf8.UTFMax, false}, // after a separator, any rune
+		"stripe-key":            {utf8.UTFMax, false},
+		"jfrog-api-key":         {0, true},
+		"atlassian-api-token":   {0, true},
+		"messagebird-api-token": {0, true},
+		"curl-auth-user":        {0, false},
+		"slack-webhook":         {0, false},
+		"vault-service-token":   {0, false},
 	}
 	seen := 0
 	for _, r := range theIndex().rules {
@@ -266,7 +268,7 @@ func TestRuleWindows(t *testing.T) {
 		}
 		seen++
 		r.compiled()
-		if r.before != w.before || r.assign != w.assign {
+		if r.before != w.before || (r.assign != nil) != w.assign {
 			t.Errorf("%s: before %d, assign %v; want %d, %v", r.id, r.before, r.assign, w.before, w.assign)
 		}
 	}

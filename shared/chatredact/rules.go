@@ -27,10 +27,10 @@ type rule struct {
 
 	once   sync.Once
 	re     *regexp.Regexp
-	maxLen int  // the longest match in bytes, or -1: unbounded
-	minLen int  // the shortest match in bytes
-	before int  // how far before a keyword a match may begin, or -1: unknown (window.go)
-	assign bool // an assignment must follow the keyword (window.go)
+	maxLen int      // the longest match in bytes, or -1: unbounded
+	minLen int      // the shortest match in bytes
+	before int      // how far before a keyword a match may begin, or -1: unknown (window.go)
+	assign []string // keywords an assignment must follow (window.go)
 	follow []follow
 }
 
@@ -41,7 +41,7 @@ func (r *rule) compiled() *regexp.Regexp {
 		re, _ := syntax.Parse(r.regex, syntax.Perl)
 		r.maxLen, r.minLen = maxLen(re), minLen(re)
 		r.before = leadBefore(re, r.keywords)
-		r.assign = assignAfterKeyword(r)
+		r.assign = assignKeywords(r)
 		if r.before >= 0 {
 			r.follow = follows(re, r.keywords)
 		}

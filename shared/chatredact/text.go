@@ -262,12 +262,13 @@ const unboundedReach = 256
 func (t *textScan) runRule(r *rule, hits []ruleHit) {
 	re := r.compiled()
 	s := t.s
-	if r.assign || r.follow != nil {
+	if r.assign != nil || r.follow != nil {
 		// Hits that begin no match: no assignment after a generic rule's
 		// keyword, or text after a keyword that no match's prefix allows.
 		kept := hits[:0]
 		for _, h := range hits {
-			if (!r.assign || assignFollows(s, h.end())) && (r.follow == nil || followsFit(r.follow, s, h.start(), h.end())) {
+			if (r.assign == nil || !needsAssign(r.assign, s, h) || assignFollows(s, h.end())) &&
+				(r.follow == nil || followsFit(r.follow, s, h.start(), h.end())) {
 				kept = append(kept, h)
 			}
 		}
@@ -316,6 +317,16 @@ func (t *textScan) runRule(r *rule, hits []ruleHit) {
 			break
 		}
 	}
+}
+
+// needsAssign reports whether the hit h is of one of keywords.
+func needsAssign(keywords []string, s string, h ruleHit) bool {
+	for _, k := range keywords {
+		if len(k) == int(h.n) && hasPrefixFold(s[h.start():], k) {
+			return true
+		}
+	}
+	return false
 }
 
 // markAround marks, in place of a rule the budget leaves no room for, the

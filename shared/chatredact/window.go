@@ -2,6 +2,7 @@ package chatredact
 
 import (
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,7 +15,8 @@ import (
 // far before the hit (leadBefore), which halves the bytes the rule scans.
 // And gitleaks' rules of the shape KEYWORD[ \t\w.-]{0,20}[\s'"]{0,3}=...
 // cannot match where no assignment follows the keyword within 23 bytes
-// (assignAfter): such hits are dropped before the rule runs.
+// (assignKeywords, assignFollows): such hits are dropped before the rule
+// runs, as are hits after which no match's prefix fits (follows).
 
 // maxLeadSeqs and maxLeadLen bound the prefixes leadBefore enumerates.
 const (
@@ -118,9 +120,11 @@ func leadSeqs(re *syntax.Regexp) ([]leadSeq, bool) {
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			lo, hi := re.Rune[i], re.Rune[i+1]
 			if hi >= utf8.RuneSelf {
+				// A rune past ASCII (a fold's ſ or K): any byte may lead it,
+				// and the position is wider.
 				p.width = utf8.UTFMax
-				p.set = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
-				break
+				p.set[2], p.set[3] = ^uint64(0), ^uint64(0)
+				hi = min(hi, utf8.RuneSelf-1)
 			}
 			for c := lo; c <= hi; c++ {
 				p.set[c>>6] |= 1 << (c & 63)
@@ -231,36 +235,64 @@ func runePos(r rune, fold bool) leadPos {
 // assignment (=, :, =>, ||, a comma...).
 const genericAssign = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
-// assignAfterKeyword reports whether r has gitleaks' generic shape: its
-// regular expression is (?i)(?:k1|k2...) then genericAssign, with every
-// alternative one of its keywords.
-func assignAfterKeyword(r *rule) bool {
-	re := r.regex
-	var head string
-	switch {
-	case strings.HasPrefix(re, "(?i)(?:"):
-		head = re[len("(?i)(?:"):]
-	case strings.HasPrefix(re, "(?i:(?:"):
-		head = re[len("(?i:(?:"):]
-	default:
-		return false
+// assignKeywords returns the keywords after which r's matches need an
+// assignment: r's regular expression has gitleaks' generic shape, (?i)HEAD
+// then genericAssign, where HEAD, one group, matches nothing but those
+// keywords ((?i)(?:adafruit), (?i)(?:message[_-]?bird), atlassian's
+// (?-i:ATLASSIAN|[Aa]tlassian)|...). Other keywords (atlassian's ATATT3 of
+// another branch) need none.
+func assignKeywords(r *rule) []string {
+	at := strings.Index(r.regex, genericAssign)
+	if at < 0 || !strings.HasPrefix(r.regex, "(?i)(") || topLevelBar(r.regex[len("(?i)"):at]) {
+		return nil
 	}
-	end := strings.IndexByte(head, ')')
-	if end < 0 || !strings.HasPrefix(head[end+1:], genericAssign) {
-		return false
+	head, err := syntax.Parse(r.regex[:at], syntax.Perl)
+	if err != nil {
+		return nil
 	}
-	for _, alt := range strings.Split(head[:end], "|") {
-		found := false
+	seqs, ok := leadSeqs(head)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, sq := range seqs {
+		found := ""
 		for _, k := range r.keywords {
-			if strings.EqualFold(alt, k) {
-				found = true
+			if !sq.open && len(sq.pos) == len(k) && keywordAt(sq.pos, []string{k}) {
+				found = k
 			}
 		}
-		if !found || strings.ContainsAny(alt, `\[(.*+?{`) {
-			return false
+		if found == "" {
+			return nil
+		}
+		if !slices.Contains(out, found) {
+			out = append(out, found)
 		}
 	}
-	return true
+	return out
+}
+
+// topLevelBar reports whether re, a regular expression, has a '|' outside
+// its groups (it is several branches, not one group).
+func topLevelBar(re string) bool {
+	depth, class := 0, false
+	for i := 0; i < len(re); i++ {
+		switch c := re[i]; {
+		case c == '\\':
+			i++
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '|' && depth == 0:
+			return true
+		}
+	}
+	return false
 }
 
 // assignFollows reports whether an assignment may follow the keyword that
@@ -281,7 +313,7 @@ func assignFollows(s string, end int) bool {
 
 // follow is what must come after one keyword where a match holds it in
 // its enumerated prefix: the bytes of the positions after it (one-byte
-// positions, up to the first wider one).
+// positions, up to the first wider one, whose first byte is known too).
 type follow struct {
 	keyword string
 	after   []leadPos
@@ -308,8 +340,8 @@ func follows(re *syntax.Regexp, keywords []string) []follow {
 				}
 				after := sq.pos[j+len(k):]
 				for i := range after {
-					if after[i].width != 1 {
-						after = after[:i]
+					if after[i].width != 1 { // the last position whose start is known
+						after = after[:i+1]
 						break
 					}
 				}

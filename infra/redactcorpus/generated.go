@@ -281,7 +281,7 @@ var templates = []template{
 	{shape: "dsn: password with /", text: "amqp://{U}:{S}@{H}:5672/vhost", secret: pwSpec("/")},
 	{shape: "dsn: password with :", text: "redis://{U}:{S}@{H}:6379/0", secret: pwSpec(":"), split: true},
 	{shape: "dsn: password with a space", text: "mongodb://{U}:{S}@{H}/app?authSource=admin", secret: pwSpec(" ")},
-	{shape: "dsn: password with every delimiter", text: "sqlserver://{U}:{S}@{H}:1433?database=app", secret: pwSpec("#?/: @"), split: true},
+	{shape: "dsn: password with every delimiter", text: "sqlserver://{U}:{S}@{H}:1433?database=app", secret: func(g gen) string { return g.pwWith(30, "#?/: @") }, split: true},
 	{shape: "dsn: empty user", text: "rediss://:{S}@{H}:6380", secret: pwSpec("#/")},
 	{shape: "dsn: oracle jdbc thin", text: "jdbc:oracle:thin:{U}/{S}@{H}:1521:ORCL", secret: pw12},
 	// Credentials split across JSON and code.

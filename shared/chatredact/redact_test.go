@@ -92,7 +92,7 @@ func TestIsCredentialName(t *testing.T) {
 		"refreshToken": true, "sessionToken": true, "clientSecret": true, "secretAccessKey": true, "private_key": true,
 		"password": true, "Authorization": true, "credentials": true,
 		"max_tokens": false, "tokens": false, "inputTokens": false, "name": false, "keyboard": false, "tokenizer": false,
-		// The names of issue 14: pass, *_PASS, *_SECRET, *_TOKEN, connection strings, DSNs, signatures, sessions, cookies.
+		// The names the redaction breadth rule lists: pass, *_PASS, *_SECRET, *_TOKEN, connection strings, DSNs, signatures, sessions, cookies.
 		"pass": true, "passwd": true, "pwd": true, "DB_PASS": true, "dbPass": true, "JWT_SECRET": true, "SLACK_TOKEN": true,
 		"connection_string": true, "connectionString": true, "dsn": true, "sentry.dsn": true, "signature": true, "X-Amz-Signature": true,
 		"session": true, "sessionId": true, "cookie": true, "Set-Cookie": true, "basic_auth": true, "STRIPE_KEY": true, "AccountKey": true,

@@ -396,10 +396,13 @@ func (t *textScan) commandAt(i, j int) int {
 	if i > 0 && !isCommandStart(s[i-1]) {
 		return j
 	}
-	for j < len(s) && j-i < 40 && !isSpace(s[j]) && strings.IndexByte(";|&)`\"'", s[j]) < 0 {
-		j++
+	// The word the keyword begins (mongo: mongosh); a path's later part
+	// (/opt/mongodb/bin/mongosh) is looked at from its own keyword.
+	k := j
+	for k < len(s) && k-i < 40 && !isSpace(s[k]) && strings.IndexByte(";|&)`\"'/\\", s[k]) < 0 {
+		k++
 	}
-	if j >= len(s) || (s[j] != ' ' && s[j] != '\t') || !isCommandName(strings.ToLower(s[i:j])) {
+	if k >= len(s) || (s[k] != ' ' && s[k] != '\t') || !isCommandName(strings.ToLower(s[i:k])) {
 		return j
 	}
 	var a argvState
@@ -418,11 +421,16 @@ func (t *textScan) commandAt(i, j int) int {
 			p++
 		}
 		if p < limit && (s[p] == '\n' || s[p] == '\r') && len(a.specs) > 0 && a.specs[0].lines {
-			k := p
-			for k < limit && (s[k] == '\r' || s[k] == '\n' || s[k] == ' ' || s[k] == '\t') && strings.Count(s[p:k], "\n") < 2 {
-				k++
+			// A .netrc entry goes on past line breaks, up to a blank line.
+			k, breaks := p, 0
+			for ; k < limit && (s[k] == '\r' || s[k] == '\n' || s[k] == ' ' || s[k] == '\t'); k++ {
+				if s[k] == '\n' {
+					if breaks++; breaks == 2 {
+						break
+					}
+				}
 			}
-			if strings.Count(s[p:k], "\n") < 2 {
+			if breaks < 2 {
 				p = k
 				continue
 			}

@@ -86,6 +86,11 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 		{"YAML value below a tag", text("- password: !!str\n    plain-secret-w"), "plain-secret-w"},
 		{"spaced value after =>", text("x password => plain secret m battery"), "secret m"},
 		{"spaced value to the line's end", text("Then set api_key=plain secret l\nand restart"), "secret l"},
+		// Command lines written the ways shells and prompts write them.
+		{"a command by its path", text("/opt/mongodb/bin/mongosh -u a -p plain-secret-x1"), "plain-secret-x1"},
+		{"a Windows command by its path", text(`C:\Tools\PsExec.exe \\h -u a -p plain-secret-x2`), "plain-secret-x2"},
+		{"a command after sudo", text("sudo /usr/bin/docker login -p plain-secret-x3"), "plain-secret-x3"},
+		{"a command in $( )", text("x=$(docker login -p plain-secret-x4)"), "plain-secret-x4"},
 	}
 	for _, tc := range tests {
 		secret := tc.secret
@@ -161,6 +166,13 @@ func TestLongRunsCostLinearTime(t *testing.T) {
 		{"one hex run", func(n int) string { return strings.Repeat("4a", n/2) }},
 		{"hex bytes apart", func(n int) string { return strings.Repeat("4a ", n/3) }},
 		{"hex lines", func(n int) string { return strings.Repeat(strings.Repeat("4a", 30)+"\n", n/61) }},
+		{"a .netrc entry's blank runs", func(n int) string { return "machine h\n" + strings.Repeat(" \n ", n/3) + "password x" }},
+		{"one long command line", func(n int) string { return "docker login " + strings.Repeat("-p x ", n/5) }},
+		{"command names", func(n int) string { return strings.Repeat("az ", n/3) }},
+		{"escapes apart", func(n int) string { return strings.Repeat(`\x41 `, n/5) }},
+		{"escapes in one word", func(n int) string { return strings.Repeat(`\x41%41&#65;`, n/12) }},
+		{"URL passwords", func(n int) string { return strings.Repeat("a://u:p", n/7) + "@h" }},
+		{"pgpass words", func(n int) string { return strings.Repeat("h:1:d:u:p ", n/10) }},
 		{"hex of hex", func(n int) string {
 			return hex.EncodeToString([]byte(hex.EncodeToString([]byte("DB_PASSWORD=" + strings.Repeat("x", n/4)))))
 		}},

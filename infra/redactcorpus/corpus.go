@@ -26,15 +26,17 @@ type Entry struct {
 	Name   string          `json:"name"`   // the field's name, for a field entry
 	Value  json.RawMessage `json:"value"`  // the field's value (holds Secret)
 	Argv   []string        `json:"argv"`   // a command line's words (one is Secret)
+	Parts  []string        `json:"parts"`  // parts of Secret that must not come back either
 }
 
-// Entries returns the corpus.
+// Entries returns the corpus: corpus.json's entries, and the generated
+// shapes with values drawn for this run (Seed; generated.go).
 func Entries() []Entry {
 	var c struct{ Entries []Entry }
 	if err := json.Unmarshal(corpusJSON, &c); err != nil {
 		panic(fmt.Sprintf("redactcorpus: corpus.json: %v", err))
 	}
-	return c.Entries
+	return append(c.Entries, generated(Seed())...)
 }
 
 // Shapes returns the distinct shapes of entries.
@@ -83,6 +85,8 @@ type Message struct {
 	Body           json.RawMessage
 	SenderName     string
 	SenderImageURL string
+	MessageID      string // empty: the test numbers its messages
+	AppUserID      string
 	TokenMetadata  json.RawMessage
 	Hidden         []string // what must not come back: the secrets, and base64 planted
 }
@@ -97,7 +101,7 @@ func Plant(entries []Entry) []Message {
 	var argvs [][]string
 	for _, e := range entries {
 		texts = append(texts, e.Texts()...)
-		secrets = append(secrets, e.Secret)
+		secrets = append(append(secrets, e.Secret), e.Parts...)
 		if e.Name != "" {
 			fields = append(fields, map[string]json.RawMessage{e.Name: e.Value})
 		}
@@ -215,13 +219,18 @@ func Plant(entries []Entry) []Message {
 		add("openai: command lines in arguments", "openai", obj("role", "assistant", "content", Marker, "tool_calls", []any{
 			obj("id", "call_4", "type", "function", "function", obj("name", "exec", "arguments", jsonString(obj("commands", list))))}))
 	}
-	// Message fields: one text each.
+	// Message fields: one text each; a short text is the message's format,
+	// id (numbered: ids are unique) and app user id too.
 	for i, t := range texts {
 		if len(t) > maxField {
 			continue
 		}
 		m := Message{Where: fmt.Sprintf("message fields: senderName, senderImageUrl, tokenMetadata (text %d)", i), Format: "text",
 			Body: json.RawMessage(`"` + Marker + `"`), SenderName: t, SenderImageURL: t, Hidden: secrets}
+		if id := fmt.Sprintf("%s\n#%d", t, i); len(id) <= maxID {
+			m.Where = fmt.Sprintf("message fields: format, messageId, appUserId, senderName, senderImageUrl, tokenMetadata (text %d)", i)
+			m.Format, m.MessageID, m.AppUserID = t, id, t
+		}
 		m.TokenMetadata, _ = json.Marshal(obj("inputTokens", 3, "note", t))
 		msgs = append(msgs, m)
 	}
@@ -234,8 +243,12 @@ func Plant(entries []Entry) []Message {
 }
 
 // maxField is the longest text planted in a message's senderName or
-// senderImageUrl: the ingest event's bound.
-const maxField = 1024
+// senderImageUrl, maxID in its messageId and appUserId (and format): the
+// ingest event's bounds.
+const (
+	maxField = 1024
+	maxID    = 256
+)
 
 // obj builds a JSON object from key, value pairs, in order.
 func obj(kv ...any) orderedObject { return orderedObject(kv) }

@@ -54,7 +54,8 @@ func getChat(store ChatStore) httpapi.HandlerFunc {
 }
 
 // newChatBody is c as it leaves the service: message bodies and token
-// metadata redacted, credentials removed from every other text.
+// metadata redacted, credentials removed from every other text a sender
+// chose (a message's format, id and app user id included).
 func newChatBody(c workspace.Chat) chatBody {
 	red := chatredact.Text
 	b := chatBody{
@@ -72,8 +73,8 @@ func newChatBody(c workspace.Chat) chatBody {
 			tm = emptyObject
 		}
 		b.Messages[i] = wire.ChatMessage{
-			Format: m.Format, Body: chatredact.MessageBody(m.Format, m.Body), MessageID: m.MessageID,
-			AppUserID: m.AppUserID, TS: workspace.FormatTime(m.TS), TokenMetadata: tm,
+			Format: red(m.Format), Body: chatredact.MessageBody(m.Format, m.Body), MessageID: red(m.MessageID),
+			AppUserID: red(m.AppUserID), TS: workspace.FormatTime(m.TS), TokenMetadata: tm,
 			SenderName: red(m.SenderName), SenderImageURL: red(m.SenderImageURL),
 		}
 	}

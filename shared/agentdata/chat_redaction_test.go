@@ -17,8 +17,10 @@ import (
 // end to end: every planted credential, in every format, field and nesting,
 // goes in through the ingest function and out through GET .../chats/{chatId}
 // (the gateway, the authorizer and the chat function); none comes back, and
-// the chat's own texts (shortDesc) are redacted too.
+// the chat's own texts (shortDesc) and the messages' format, messageId and
+// appUserId are redacted too.
 func TestNoCorpusCredentialComesBackThroughTheChatRoute(t *testing.T) {
+	redactcorpus.LogSeedOnFailure(t)
 	env := newEnv(t)
 	entries := redactcorpus.Entries()
 	msgs := redactcorpus.Plant(entries)
@@ -26,7 +28,11 @@ func TestNoCorpusCredentialComesBackThroughTheChatRoute(t *testing.T) {
 	var hidden []string
 	ts := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	for i, m := range msgs {
-		msg := map[string]any{"format": m.Format, "body": m.Body, "messageId": fmt.Sprintf("m%04d", i),
+		id := m.MessageID
+		if id == "" {
+			id = fmt.Sprintf("m%04d", i)
+		}
+		msg := map[string]any{"format": m.Format, "body": m.Body, "messageId": id, "appUserId": m.AppUserID,
 			"ts": workspace.FormatTime(ts.Add(time.Duration(i) * time.Second)), "senderName": m.SenderName, "senderImageUrl": m.SenderImageURL}
 		if m.TokenMetadata != nil {
 			msg["tokenMetadata"] = m.TokenMetadata

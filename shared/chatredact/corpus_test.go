@@ -8,14 +8,15 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/redactcorpus"
 )
 
-// The corpus (infra/redactcorpus): at least 150 planted credentials in at
-// least 40 shapes, each planted in every message format, field and nesting
+// The corpus (infra/redactcorpus): at least 300 planted credentials in at
+// least 300 shapes (values drawn afresh in every run), each planted in every message format, field and nesting
 // the chat route serves; none may come back, the output stays JSON, and the
 // message around them stays.
 func TestNoCorpusCredentialComesBack(t *testing.T) {
+	redactcorpus.LogSeedOnFailure(t)
 	entries := redactcorpus.Entries()
-	if n, shapes := len(entries), len(redactcorpus.Shapes(entries)); n < 150 || shapes < 40 {
-		t.Fatalf("the corpus has %d credentials in %d shapes; want at least 150 in 40", n, shapes)
+	if n, shapes := len(entries), len(redactcorpus.Shapes(entries)); n < 300 || shapes < 300 {
+		t.Fatalf("the corpus has %d credentials in %d shapes; want at least 300 in 300", n, shapes)
 	}
 	for _, e := range entries {
 		for _, m := range redactcorpus.Plant([]redactcorpus.Entry{e}) {
@@ -23,7 +24,8 @@ func TestNoCorpusCredentialComesBack(t *testing.T) {
 			if !json.Valid(body) {
 				t.Fatalf("%s, %s: the output is not JSON: %s", e.Shape, m.Where, body)
 			}
-			out := string(body) + "\n" + Text(m.SenderName) + "\n" + Text(m.SenderImageURL)
+			out := string(body) + "\n" + Text(m.SenderName) + "\n" + Text(m.SenderImageURL) + "\n" + Text(m.Format) + "\n" +
+				Text(m.MessageID) + "\n" + Text(m.AppUserID)
 			if m.TokenMetadata != nil {
 				tm := JSONObject(m.TokenMetadata)
 				if !json.Valid(tm) {

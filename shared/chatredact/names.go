@@ -18,6 +18,8 @@ var credentialSuffixes = []string{
 	"encryptionkey", "masterkey", "clientkey", "authkey", "licensekey",
 	"credentials", "credential", "authorization", "connectionstring", "connstring", "connstr",
 	"dsn", "signature", "cookie", "sessionid",
+	"storepass", "keypass", "privkey", "mnemonic", "seedphrase", "recoveryphrase", "requirepass", "masterauth",
+	"secretstring", "secretbinary",
 }
 
 // isCredentialJoined: credentialNames (switches, not maps: a package-level
@@ -34,7 +36,7 @@ func isCredentialJoined(joined string) bool {
 // isCredentialLastWord: credentialLastWords.
 func isCredentialLastWord(w string) bool {
 	switch w {
-	case "pass", "pwd", "pw", "auth", "creds", "session", "sig", "dsn", "cookie", "secret", "token":
+	case "pass", "pwd", "pw", "auth", "creds", "cred", "session", "sig", "dsn", "cookie", "secret", "token", "psk", "bearer":
 		return true
 	}
 	return false
@@ -42,7 +44,8 @@ func isCredentialLastWord(w string) bool {
 
 // nameKeywords are the parts, in lower case, of which every credential name
 // holds one: the text scanner looks for them (pairs.go).
-var nameKeywords = []string{"pw", "pass", "token", "secret", "key", "auth", "cred", "cookie", "session", "dsn", "sig", "conn", "identified"}
+var nameKeywords = []string{"pw", "pass", "token", "secret", "key", "auth", "cred", "cookie", "session", "dsn", "sig", "conn", "identified",
+	"psk", "mnemonic", "phrase", "bearer"}
 
 // IsCredentialName reports whether a field of this name holds a credential:
 // names match in any case, with '-', '_', '.' or camelCase.

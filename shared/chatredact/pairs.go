@@ -161,7 +161,8 @@ func (t *textScan) pairValue(nl, nr, flag int, list bool) int {
 	case c == '(' && !list:
 		p++
 		quotedOnly = true
-	case q != 0 && c == ',' && flag > 0: // ["--password", "value"]
+	case q != 0 && c == ',' && (flag > 0 || opensTuple(s, b-1)):
+		// ["--password", "value"], ("password", "value"), [["X-Api-Key", "value"]]
 		p++
 	case q != 0 && (c == ',' || hasPrefixFold(s[p:], "value")):
 		// {"name": "DB_PASS", "value": "..."}, <add key="DbPassword" value="..."/>
@@ -492,8 +493,10 @@ func (t *textScan) bracketValue(p int) int {
 	return end
 }
 
-// valueKeyAhead: after a quoted credential name at p, `, "value":` or
-// ` value=` naming the value that follows; it returns where the value starts.
+// valueKeyAhead: after a quoted credential name at p, `, "value":`,
+// `, "ParameterValue":` or ` value=` naming the value that follows (a
+// name/value object's value member, isValueMember); it returns where the
+// value starts.
 func valueKeyAhead(s string, p int) (int, bool) {
 	p = skipBlanks(s, p)
 	if p < len(s) && s[p] == ',' {
@@ -504,10 +507,14 @@ func valueKeyAhead(s string, p int) (int, bool) {
 		q = s[p]
 		p++
 	}
-	if !hasPrefixFold(s[p:], "value") {
+	k := p
+	for k < len(s) && k-p < maxName && isIdentChar(s[k]) {
+		k++
+	}
+	if k == p || !isValueMember(normalMember(s[p:k])) {
 		return 0, false
 	}
-	p += len("value")
+	p = k
 	if q != 0 {
 		if p >= len(s) || s[p] != q {
 			return 0, false
@@ -519,6 +526,16 @@ func valueKeyAhead(s string, p int) (int, bool) {
 		return p + 1, true
 	}
 	return 0, false
+}
+
+// opensTuple reports whether the quote at s[q] opens a tuple's or a list's
+// first item: '(', '[' or '{' before it, blanks apart.
+func opensTuple(s string, q int) bool {
+	i := q - 1
+	for i >= 0 && q-i <= 16 && (s[i] == ' ' || s[i] == '\t') {
+		i--
+	}
+	return i >= 0 && (s[i] == '(' || s[i] == '[' || s[i] == '{')
 }
 
 // proseSeparator looks a few words past a credential name in prose, on the

@@ -15,10 +15,10 @@ import (
 // must not come back.
 type plantedShape struct{ text, secret string }
 
-// plantedShapes are the shapes of issue 14, point 5, with secrets no fuzzer
+// plantedShapes are the shapes the first review planted, with secrets no fuzzer
 // input holds by chance: a name=value pair, a Stripe live key, an AWS access
-// key id, a GitHub token, an Authorization header, a URL's password, and a
-// workspace key.
+// key id, a GitHub token, an Authorization header, a URL's password, a
+// workspace key, and three of the shapes past the scanners.
 var plantedShapes = []plantedShape{
 	{"password=Zq8PlantedPw0Value", "Zq8PlantedPw0Value"},
 	{"sk_live_Zq8PlantedStripe0Key1234", "Zq8PlantedStripe0Key1234"},
@@ -27,6 +27,11 @@ var plantedShapes = []plantedShape{
 	{"Authorization: Bearer Zq8PlantedBearer0Token", "Zq8PlantedBearer0Token"},
 	{"https://ann:Zq8PlantedUrlPw0@db.example.com/orders", "Zq8PlantedUrlPw0"},
 	{"wk_Zq8PlantedWorkspaceKey000000000000000", "Zq8PlantedWorkspaceKey000000000000000"},
+	// Shapes past the scanners: a vault token, a webhook URL, a DSN password
+	// holding URL delimiters.
+	{"hvs.Zq8PlantedVaultToken0000000", "Zq8PlantedVaultToken0000000"},
+	{"https://discord.com/api/webhooks/123456789012345678/Zq8PlantedDiscordHook0Token", "Zq8PlantedDiscordHook0Token"},
+	{"postgres://ann:Zq8#Planted?Dsn/Pw@db.example.com/app", "Planted?Dsn"},
 }
 
 // plantSeps are what may stand on either side of a planted credential: a

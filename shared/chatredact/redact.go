@@ -25,7 +25,6 @@ package chatredact
 
 import (
 	"encoding/json"
-	"path"
 	"strings"
 )
 
@@ -74,9 +73,11 @@ type frame struct {
 	redactNx bool // the next value is a credential's
 	listNx   bool // the next value is a credential's unless it is a number, a boolean or null
 
-	// Arrays: a command line's words.
-	cmd    string // the command, the first string's base name
-	flagNx bool   // the previous word was a credential flag (--password)
+	// Arrays: a command line's words (cli.go).
+	argv argvState
+
+	// Objects: a JSON Web Key's private member (d, p, q, dp, dq, qi, k).
+	jwkNx bool
 
 	// Objects: {"name": "DB_PASS", "value": "..."}.
 	nameNx    bool // the next value is a name-like member's (name, key, header...)
@@ -87,11 +88,15 @@ type frame struct {
 }
 
 // isNameMember and isValueMember: the normalised member names of name/value
-// objects (HTTP headers, environment variables, parameters as lists).
+// objects (HTTP headers, environment variables, parameters as lists,
+// CloudFormation's ParameterKey and ParameterValue, Elastic Beanstalk's
+// OptionName and Value).
 func isNameMember(m string) bool {
 	switch m {
-	case "name", "key", "header", "headername", "field", "fieldname", "param", "parameter", "paramname", "variable", "var",
-		"env", "envvar", "setting", "option", "property", "prop", "attribute":
+	case "name", "key", "header", "headername", "headerkey", "field", "fieldname", "param", "parameter", "paramname",
+		"parameterkey", "parametername", "paramkey", "variable", "var", "varname", "variablename", "env", "envvar", "envname",
+		"setting", "settingname", "option", "optionname", "property", "propertyname", "prop", "attribute", "attributename",
+		"label", "k", "keyname", "secretname", "cookiename", "argname", "argument":
 		return true
 	}
 	return false
@@ -99,37 +104,22 @@ func isNameMember(m string) bool {
 
 func isValueMember(m string) bool {
 	switch m {
-	case "value", "val", "values", "defaultvalue", "default", "secretvalue", "currentvalue":
+	case "value", "val", "values", "defaultvalue", "default", "secretvalue", "currentvalue", "parametervalue", "paramvalue",
+		"optionvalue", "headervalue", "fieldvalue", "settingvalue", "propertyvalue", "attributevalue", "envvalue",
+		"variablevalue", "v", "stringvalue", "secretstring", "cookievalue", "argvalue":
 		return true
 	}
 	return false
 }
 
-// passwordFlag returns the short flag that takes a password after cmd
-// (sshpass -p, redis-cli -a), or "".
-func passwordFlag(cmd string) string {
-	switch cmd {
-	case "sshpass", "mysql", "mysqldump", "mysqladmin", "mariadb":
-		return "-p"
-	case "redis-cli":
-		return "-a"
-	case "curl":
-		return "-u"
-	}
-	return ""
-}
-
-// isCredentialFlag reports whether word is a command-line flag whose next
-// word is a credential: --password, -token, --db-pass; -p after sshpass.
-func isCredentialFlag(word, cmd string) bool {
-	if len(word) < 2 || word[0] != '-' || strings.ContainsAny(word, "= ") {
+// isPairName reports whether s, a string at an even place of an array,
+// names a credential whose value follows it ([["X-Api-Key", "..."]],
+// ("password", "...")): a name, not a flag or prose.
+func isPairName(s string) bool {
+	if s == "" || len(s) > maxName || s[0] == '-' || strings.ContainsAny(s, " \t\n=:") {
 		return false
 	}
-	if f := passwordFlag(cmd); f != "" && (word == f || (cmd == "curl" && word == "--user")) {
-		return true
-	}
-	name := strings.TrimLeft(word, "-")
-	return name != "" && (IsCredentialName(name) || IsCredentialListName(name))
+	return IsCredentialName(s) || IsCredentialListName(s)
 }
 
 // normalMember lower-cases name and drops '-', '_', '.' and spaces.
@@ -214,6 +204,7 @@ func redactJSON(data []byte, depth int) (out []byte, changed, ok bool) {
 			m := normalMember(k)
 			f.nameNx = isNameMember(m)
 			f.valueNx = isValueMember(m)
+			f.jwkNx = isJWKPrivateMember(k)
 			if f.valueNx && f.credName {
 				f.redactNx, f.valueNx = true, false
 			}
@@ -227,14 +218,14 @@ func redactJSON(data []byte, depth int) (out []byte, changed, ok bool) {
 		if f != nil && f.object && f.valueNx {
 			f.valueFrom = len(buf)
 		}
-		if f != nil && f.object && f.listNx {
+		if f != nil && f.listNx {
 			f.listNx = false
 			if kind == tokOpen || kind == tokString {
 				f.redactNx = true
 			}
 		}
-		if f != nil && !f.object && f.flagNx {
-			f.flagNx = false
+		if f != nil && !f.object && f.argv.pending != 0 && kind != tokString {
+			f.argv.pending = 0
 			if kind != tokTrue && kind != tokFalse {
 				f.redactNx = true
 			}
@@ -260,11 +251,28 @@ func redactJSON(data []byte, depth int) (out []byte, changed, ok bool) {
 			if f != nil && f.object && f.nameNx && (IsCredentialName(str) || IsCredentialListName(str)) {
 				f.credName = true
 			}
+			if f != nil && f.object && f.jwkNx && isJWKValue(str) {
+				buf = appendString(buf, RedactedValue)
+				changed = true
+				valueDone(f, true)
+				continue
+			}
 			if f != nil && !f.object {
-				if f.count == 1 {
-					f.cmd = path.Base(str)
+				from, to := f.argv.word(str)
+				if from == 0 && to == len(str) && to > 0 {
+					buf = appendString(buf, RedactedValue)
+					changed = true
+					continue
 				}
-				f.flagNx = isCredentialFlag(str, f.cmd)
+				if to > from {
+					str = str[:from] + RedactedValue + str[to:]
+					changed = true
+				}
+				// [["X-Api-Key", "..."]], rawHeaders: a credential's name at an
+				// even place names the next value.
+				if (f.count-1)%2 == 0 && f.argv.pending == 0 && !f.argv.known() && isPairName(str) {
+					f.listNx = true
+				}
 			}
 			rv := redactString(str, depth)
 			changed = changed || rv != str

@@ -86,6 +86,11 @@ func TestNoPlantedSecretSurvivesItsSurroundings(t *testing.T) {
 		{"YAML value below a tag", text("- password: !!str\n    plain-secret-w"), "plain-secret-w"},
 		{"spaced value after =>", text("x password => plain secret m battery"), "secret m"},
 		{"spaced value to the line's end", text("Then set api_key=plain secret l\nand restart"), "secret l"},
+		// Command lines written the ways shells and prompts write them.
+		{"a command by its path", text("/opt/mongodb/bin/mongosh -u a -p plain-secret-x1"), "plain-secret-x1"},
+		{"a Windows command by its path", text(`C:\Tools\PsExec.exe \\h -u a -p plain-secret-x2`), "plain-secret-x2"},
+		{"a command after sudo", text("sudo /usr/bin/docker login -p plain-secret-x3"), "plain-secret-x3"},
+		{"a command in $( )", text("x=$(docker login -p plain-secret-x4)"), "plain-secret-x4"},
 	}
 	for _, tc := range tests {
 		secret := tc.secret
@@ -122,6 +127,21 @@ func TestTextThatHoldsNoCredentialStays(t *testing.T) {
 		{"a dotted message key", "ERROR_MSG.authenticationFailureReason.descriptionTextLong", "ERROR_MSG.authenticationFailureReason.descriptionTextLong"},
 		{"a snake_case name holding npm_", "pnpm_CacheDirectoryResolverX", "pnpm_CacheDirectoryResolverX"},
 		{"a test name holding sk_test_", "TestDisk_test_ComputeSomethingVeryLongName", "TestDisk_test_ComputeSomethingVeryLongName"},
+		// Command lines whose flags take no password.
+		{"docker run's -p is a port", "docker run -p 8080:80 -e MODE=dev nginx", "docker run -p 8080:80 -e MODE=dev nginx"},
+		{"ssh's -p is a port", "ssh -p 2222 deploy@host", "ssh -p 2222 deploy@host"},
+		{"mkdir -p", "mkdir -p /tmp/build/out", "mkdir -p /tmp/build/out"},
+		{"az outside login", "az group list -o table", "az group list -o table"},
+		{"sqlplus as sysdba", "sqlplus / as sysdba", "sqlplus / as sysdba"},
+		{"curl without a cookie", "curl -s -o out.json https://example.com/data", "curl -s -o out.json https://example.com/data"},
+		// URLs, times and prose near the new shapes.
+		{"a port, then an e-mail address", "see http://host:8080/status and mail ann@example.com", "see http://host:8080/status and mail ann@example.com"},
+		{"a time of day", "at 12:30:45:00 the job ran", "at 12:30:45:00 the job ran"},
+		{"a machine in prose", "the machine is down again", "the machine is down again"},
+		{"a JSON member d holding a date", `{"d": "2024-01-01"}`, `"2024-01-01"`},
+		{"percent-encoding of harmless text", "q=%68%65%6c%6c%6f%20%77%6f%72%6c%64", "%68%65%6c%6c%6f"},
+		{"a hook's route, no token", "POST /webhooks/{id} registers a hook", "POST /webhooks/{id} registers a hook"},
+		{"a tuple without a credential", `("username", "ann")`, `"ann"`},
 	}
 	for _, tc := range tests {
 		if got := Text(tc.text); !strings.Contains(got, tc.kept) {
@@ -146,6 +166,13 @@ func TestLongRunsCostLinearTime(t *testing.T) {
 		{"one hex run", func(n int) string { return strings.Repeat("4a", n/2) }},
 		{"hex bytes apart", func(n int) string { return strings.Repeat("4a ", n/3) }},
 		{"hex lines", func(n int) string { return strings.Repeat(strings.Repeat("4a", 30)+"\n", n/61) }},
+		{"a .netrc entry's blank runs", func(n int) string { return "machine h\n" + strings.Repeat(" \n ", n/3) + "password x" }},
+		{"one long command line", func(n int) string { return "docker login " + strings.Repeat("-p x ", n/5) }},
+		{"command names", func(n int) string { return strings.Repeat("az ", n/3) }},
+		{"escapes apart", func(n int) string { return strings.Repeat(`\x41 `, n/5) }},
+		{"escapes in one word", func(n int) string { return strings.Repeat(`\x41%41&#65;`, n/12) }},
+		{"URL passwords", func(n int) string { return strings.Repeat("a://u:p", n/7) + "@h" }},
+		{"pgpass words", func(n int) string { return strings.Repeat("h:1:d:u:p ", n/10) }},
 		{"hex of hex", func(n int) string {
 			return hex.EncodeToString([]byte(hex.EncodeToString([]byte("DB_PASSWORD=" + strings.Repeat("x", n/4)))))
 		}},

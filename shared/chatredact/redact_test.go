@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -91,7 +92,7 @@ func TestIsCredentialName(t *testing.T) {
 		"refreshToken": true, "sessionToken": true, "clientSecret": true, "secretAccessKey": true, "private_key": true,
 		"password": true, "Authorization": true, "credentials": true,
 		"max_tokens": false, "tokens": false, "inputTokens": false, "name": false, "keyboard": false, "tokenizer": false,
-		// The names of issue 14: pass, *_PASS, *_SECRET, *_TOKEN, connection strings, DSNs, signatures, sessions, cookies.
+		// The names the redaction breadth rule lists: pass, *_PASS, *_SECRET, *_TOKEN, connection strings, DSNs, signatures, sessions, cookies.
 		"pass": true, "passwd": true, "pwd": true, "DB_PASS": true, "dbPass": true, "JWT_SECRET": true, "SLACK_TOKEN": true,
 		"connection_string": true, "connectionString": true, "dsn": true, "sentry.dsn": true, "signature": true, "X-Amz-Signature": true,
 		"session": true, "sessionId": true, "cookie": true, "Set-Cookie": true, "basic_auth": true, "STRIPE_KEY": true, "AccountKey": true,
@@ -187,6 +188,14 @@ func TestNameValueObjectsAndFlagArrays(t *testing.T) {
 		{`{"argv":["mysql","--password","plain-secret-fl1","-e","select 1"]}`, "plain-secret-fl1", `"select 1"`},
 		{`{"argv":["sshpass","-p","plain-secret-fl2","ssh","host"]}`, "plain-secret-fl2", `"ssh","host"`},
 		{`{"argv":["mkdir","-p","/tmp/x"]}`, "", `"/tmp/x"`},
+		{`{"argv":["docker","run","-p","8080:80","nginx"]}`, "", `"8080:80"`},
+		{`{"argv":["docker","login","-p","plain-secret-fl3","r.io"]}`, "plain-secret-fl3", `"r.io"`},
+		{`{"argv":["smbclient","-U","ann%plain-secret-fl4"]}`, "plain-secret-fl4", `"ann%[REDACTED]"`},
+		{`{"argv":["htpasswd","-nbB","ann","plain-secret-fl5"]}`, "plain-secret-fl5", `"ann"`},
+		{`{"headers":[["Accept","json"],["X-Api-Key","plain-secret-pr1"]]}`, "plain-secret-pr1", `["Accept","json"]`},
+		{`{"raw":["Authorization","plain-secret-pr2","Accept","json"]}`, "plain-secret-pr2", `"Accept","json"`},
+		{`{"p":[{"ParameterValue":"plain-secret-pr3","ParameterKey":"DbPassword"},{"ParameterKey":"Env","ParameterValue":"prod"}]}`, "plain-secret-pr3", `"prod"`},
+		{`{"d":"plainSecretJwk0AAAAAAAAAAAAAAAAAAAAAAA","crv":"Ed25519","kty":"OKP","x":"11qYAYKxCrfVS"}`, "plainSecretJwk0", `"kty":"OKP"`},
 	} {
 		got := string(MessageBody(FormatAnthropic, json.RawMessage(tc.body)))
 		if !json.Valid([]byte(got)) || (tc.hidden != "" && strings.Contains(got, tc.hidden)) || !strings.Contains(got, tc.kept) {
@@ -204,7 +213,7 @@ func TestPastTheBudgetKeywordsSurroundingsAreHidden(t *testing.T) {
 	for i, r := range ix.rules {
 		if r.id == "digitalocean-pat" {
 			at := strings.Index(s, "dop_v1_")
-			ts.runRule(r, []ruleHit{{rule: i, at: at, end: at + len("dop_v1_")}})
+			ts.runRule(r, []ruleHit{{rule: uint16(i), at: int32(at), n: uint16(len("dop_v1_"))}})
 		}
 	}
 	if got := ts.apply(); strings.Contains(got, "ab12") || !strings.HasPrefix(got, "deploy with") {
@@ -227,6 +236,61 @@ func TestEveryRuleCompiles(t *testing.T) {
 		for _, k := range r.keywords {
 			if len(k) < 2 || k != strings.ToLower(k) {
 				t.Errorf("%s: keyword %q", r.id, k)
+			}
+		}
+	}
+}
+
+// The windows' analysis (window.go) on rules of known shapes: how far
+// before a keyword a match begins, and gitleaks' generic shape.
+func TestRuleWindows(t *testing.T) {
+	want := map[string]struct {
+		before int
+		assign bool
+	}{
+		"adafruit-api-key":      {0, true},
+		"aws-key-id":            {0, false},
+		"digitalocean-pat":      {0, false},
+		"sk-key":                {utf8.UTFMax, false}, // after a separator, any rune
+		"stripe-key":            {utf8.UTFMax, false},
+		"jfrog-api-key":         {0, true},
+		"atlassian-api-token":   {0, true},
+		"messagebird-api-token": {0, true},
+		"curl-auth-user":        {0, false},
+		"slack-webhook":         {0, false},
+		"vault-service-token":   {0, false},
+	}
+	seen := 0
+	for _, r := range theIndex().rules {
+		w, ok := want[r.id]
+		if !ok {
+			continue
+		}
+		seen++
+		r.compiled()
+		if r.before != w.before || (r.assign != nil) != w.assign {
+			t.Errorf("%s: before %d, assign %v; want %d, %v", r.id, r.before, r.assign, w.before, w.assign)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of %d rules found", seen, len(want))
+	}
+}
+
+// A hit the text after its keyword rules out is dropped before its rule
+// runs; one that may begin a match is kept.
+func TestHitsNoMatchCanBeginAreDropped(t *testing.T) {
+	for _, r := range theIndex().rules {
+		if r.id != "aws-key-id" {
+			continue
+		}
+		r.compiled()
+		for _, tc := range []struct {
+			text string
+			keep bool
+		}{{"AKIA then prose", false}, {"AKIAQ7PLANTEDFUZZKEY", true}, {"akia", true}} {
+			if got := followsFit(r.follow, tc.text, 0, 4); got != tc.keep {
+				t.Errorf("%q: kept %v, want %v", tc.text, got, tc.keep)
 			}
 		}
 	}

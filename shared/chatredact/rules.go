@@ -27,7 +27,11 @@ type rule struct {
 
 	once   sync.Once
 	re     *regexp.Regexp
-	maxLen int // the longest match in bytes, or -1: unbounded
+	maxLen int      // the longest match in bytes, or -1: unbounded
+	minLen int      // the shortest match in bytes
+	before int      // how far before a keyword a match may begin, or -1: unknown (window.go)
+	assign []string // keywords an assignment must follow (window.go)
+	follow []follow
 }
 
 // compiled returns r's regular expression, compiling it once.
@@ -35,7 +39,12 @@ func (r *rule) compiled() *regexp.Regexp {
 	r.once.Do(func() {
 		r.re = regexp.MustCompile(r.regex)
 		re, _ := syntax.Parse(r.regex, syntax.Perl)
-		r.maxLen = maxLen(re)
+		r.maxLen, r.minLen = maxLen(re), minLen(re)
+		r.before = leadBefore(re, r.keywords)
+		r.assign = assignKeywords(r)
+		if r.before >= 0 {
+			r.follow = follows(re, r.keywords)
+		}
 	})
 	return r.re
 }
@@ -85,6 +94,39 @@ func maxLen(re *syntax.Regexp) int {
 	return -1 // OpStar, OpPlus
 }
 
+// minLen returns the length in bytes of re's shortest match.
+func minLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+		}
+		return n
+	case syntax.OpCharClass, syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return minLen(re.Sub[0]) * re.Min
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minLen(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if m := minLen(sub); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty-width, OpStar, OpQuest
+}
+
 // ownRules are the shapes gitleaks' rules miss or bind to a provider's name
 // nearby, the key-shaped tokens this service always redacted (wk_ keys,
 // Bearer credentials, sk- keys of any length, JWTs, PEM private keys with or
@@ -108,7 +150,7 @@ var ownRules = []rule{
 	{id: "putty-private-key", keywords: []string{"private-lines"}, regex: `(?i)Private-Lines:\s*\d+[\s\S]*?(?:Private-MAC:\s*\S+|$)`},
 	{id: "der-private-key", keywords: []string{"mii"}, regex: `\bMII[A-Za-z0-9+/]{60,}={0,2}`},
 	{id: "stripe-webhook-secret", keywords: []string{"whsec_"}, regex: `whsec_[A-Za-z0-9]{16,}`},
-	{id: "stripe-key", keywords: []string{"sk_", "rk_", "pk_live", "pk_test"}, regex: `(?:^|[^A-Za-z0-9_])((?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{8,})|((?:sk|rk|pk)_(?:test|live|prod)_(?:[0-9][A-Za-z0-9]{19,}|[A-Za-z]{1,60}[0-9][A-Za-z0-9]{8,}))`},
+	{id: "stripe-key", keywords: []string{"sk_", "rk_", "pk_live", "pk_test", "pk_prod"}, regex: `(?:^|[^A-Za-z0-9_])((?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{8,})|((?:sk|rk|pk)_(?:test|live|prod)_(?:[0-9][A-Za-z0-9]{19,}|[A-Za-z]{1,60}[0-9][A-Za-z0-9]{8,}))`},
 	{id: "gcp-api-key", keywords: []string{"aiza"}, regex: `AIza[A-Za-z0-9_\-]{20,}`},
 	{id: "gcp-oauth-secret", keywords: []string{"gocspx-"}, regex: `GOCSPX-[A-Za-z0-9_\-]{16,}`},
 	{id: "gcp-access-token", keywords: []string{"ya29."}, regex: `ya29\.[A-Za-z0-9_\-.]{16,}`},
@@ -136,5 +178,49 @@ var ownRules = []rule{
 	{id: "redis-cli-auth", keywords: []string{"redis-cli"}, group: 1, regex: `\bredis-cli\b[^\n]*?\s-a\s+(\S+)`},
 	{id: "glued-provider-key", keywords: []string{"dop_v1_", "dapi", "ltai", "pmak-", "pplx-", "sntryu_", "pscale_tkn_"},
 		regex: `dop_v1_[a-f0-9]{64}|dapi[a-f0-9]{32}|LTAI[A-Za-z0-9]{20}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|pplx-[A-Za-z0-9]{48}|sntryu_[a-f0-9]{64}|pscale_tkn_[A-Za-z0-9_.=\-]{32,64}`},
+	// Webhook URLs: whoever holds one may post. The path after the hook's
+	// kind is hidden (Slack's team/bot/secret, Discord's id/token, ...).
+	{id: "slack-webhook", keywords: []string{"hooks.slack.com"}, group: 1,
+		regex: `(?i)hooks\.slack\.com/(?:services|workflows|triggers|actions)/([A-Za-z0-9_\-/+]{8,})`},
+	{id: "discord-webhook", keywords: []string{"discord.com/api", "discordapp.com/api"}, group: 1,
+		regex: `(?i)discord(?:app)?\.com/api(?:/v\d+)?/webhooks/([0-9]{5,}/[A-Za-z0-9_\-]{8,})`},
+	{id: "webhook-url", keywords: []string{"/hooks/", "/webhooks/", "/webhook/", "/hook/", "/webhookb2/", "/incomingwebhook/", "/robot/send"}, group: 1,
+		regex: `(?i)://[^\s/"'<>]+(?:/[^\s/"'<>]+)*?/(?:hooks|webhooks|webhook|hook|webhookb2|IncomingWebhook)(?:/(?:catch|incoming|v\d+|send\?key=))?/?([A-Za-z0-9_\-@./=%]*[0-9][A-Za-z0-9_\-@./=%]*)`},
+	{id: "ifttt-webhook", keywords: []string{"maker.ifttt.com"}, group: 1, regex: `(?i)maker\.ifttt\.com/trigger/[^\s/]+/(?:json/)?with/key/([A-Za-z0-9_\-]{8,})`},
+	{id: "pagerduty-integration", keywords: []string{"events.pagerduty.com"}, group: 1, regex: `(?i)events\.pagerduty\.com/integration/([A-Za-z0-9]{16,})`},
+	{id: "azure-function-key", keywords: []string{"code="}, group: 1, regex: `(?i)\.azurewebsites\.net/[^\s"'<>]*[?&]code=([A-Za-z0-9_\-=%]{16,})`},
+	// Token prefixes of vaults and platforms that gitleaks misses or binds to
+	// a fixed length: HashiCorp Vault's hvs./hvb./hvr. (and OpenBao's),
+	// Tailscale, Docker Hub, Supabase, LangSmith, Pinecone, Neon, Notion,
+	// Render, Netlify, Sourcegraph, Figma, Contentful, Grafana, Shopify,
+	// Slack apps, Bitbucket, RubyGems, Heroku, PlanetScale, 1Password,
+	// Doppler, Buildkite, Resend, Dynatrace.
+	{id: "vault-token", keywords: []string{"hvs.", "hvb.", "hvr."}, regex: `(?:^|[^A-Za-z0-9_])(hv[sbr]\.[A-Za-z0-9_\-]{20,})`},
+	{id: "tailscale-key", keywords: []string{"tskey-"}, regex: `(?:^|[^A-Za-z0-9_])(tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9\-]{10,})`},
+	{id: "docker-hub-token", keywords: []string{"dckr_"}, regex: `(?:^|[^A-Za-z0-9_])(dckr_(?:pat|oat)_[A-Za-z0-9_\-]{16,})`},
+	{id: "supabase-token", keywords: []string{"sbp_", "sb_secret_"}, regex: `(?:^|[^A-Za-z0-9_])(sbp_[A-Za-z0-9]{20,}|sb_secret_[A-Za-z0-9_\-]{16,})`},
+	{id: "langsmith-key", keywords: []string{"lsv2_"}, regex: `(?:^|[^A-Za-z0-9_])(lsv2_(?:pt|sk)_[A-Za-z0-9_]{20,})`},
+	{id: "pinecone-key", keywords: []string{"pcsk_"}, regex: `(?:^|[^A-Za-z0-9_])(pcsk_[A-Za-z0-9_]{20,})`},
+	{id: "neon-key", keywords: []string{"napi_"}, regex: `(?:^|[^A-Za-z0-9_])(napi_[A-Za-z0-9]{20,})`},
+	{id: "notion-token", keywords: []string{"ntn_"}, regex: `(?:^|[^A-Za-z0-9_])(ntn_[A-Za-z0-9]{20,})`},
+	{id: "render-key", keywords: []string{"rnd_"}, regex: `(?:^|[^A-Za-z0-9_])(rnd_[A-Za-z0-9]{16,})`},
+	{id: "netlify-token", keywords: []string{"nfp_"}, regex: `(?:^|[^A-Za-z0-9_])(nfp_[A-Za-z0-9]{20,})`},
+	{id: "sourcegraph-token", keywords: []string{"sgp_"}, regex: `(?:^|[^A-Za-z0-9_])(sgp_[A-Za-z0-9_]{20,})`},
+	{id: "figma-token", keywords: []string{"figd_"}, regex: `(?:^|[^A-Za-z0-9_])(figd_[A-Za-z0-9_\-]{20,})`},
+	{id: "contentful-token", keywords: []string{"cfpat-"}, regex: `(?:^|[^A-Za-z0-9_])(CFPAT-[A-Za-z0-9_\-]{20,})`},
+	{id: "grafana-token", keywords: []string{"glsa_", "glc_"}, regex: `(?:^|[^A-Za-z0-9_])(glsa_[A-Za-z0-9_]{20,}|glc_[A-Za-z0-9+/=_\-]{20,})`},
+	{id: "shopify-token", keywords: []string{"shpat_", "shpss_", "shpca_", "shppa_"}, regex: `(?:^|[^A-Za-z0-9_])(shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{16,})`},
+	{id: "slack-app-token", keywords: []string{"xapp-"}, regex: `(?:^|[^A-Za-z0-9_])(xapp-[0-9]-[A-Za-z0-9\-]{16,})`},
+	{id: "bitbucket-app-password", keywords: []string{"atbb"}, regex: `(?:^|[^A-Za-z0-9_])(ATBB[A-Za-z0-9_\-]{16,})`},
+	{id: "rubygems-key", keywords: []string{"rubygems_"}, regex: `(?:^|[^A-Za-z0-9_])(rubygems_[a-f0-9]{16,})`},
+	{id: "heroku-token", keywords: []string{"hrku-"}, regex: `(?:^|[^A-Za-z0-9_])(HRKU-[A-Za-z0-9_\-]{16,})`},
+	{id: "planetscale-token", keywords: []string{"pscale_"}, regex: `(?:^|[^A-Za-z0-9_])(pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.\-]{16,})`},
+	{id: "1password-token", keywords: []string{"ops_"}, regex: `(?:^|[^A-Za-z0-9_])(ops_[A-Za-z0-9+/=_\-]{20,})`},
+	{id: "doppler-token", keywords: []string{"dp.st.", "dp.pt.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."}, regex: `(?:^|[^A-Za-z0-9_])(dp\.(?:st|pt|ct|sa|scim|audit)\.[A-Za-z0-9_.\-]{16,})`},
+	{id: "buildkite-token", keywords: []string{"bkua_"}, regex: `(?:^|[^A-Za-z0-9_])(bkua_[A-Za-z0-9]{20,})`},
+	{id: "resend-key", keywords: []string{"re_"}, regex: `(?:^|[^A-Za-z0-9_])(re_[A-Za-z0-9]{6,}_[A-Za-z0-9]{16,})`},
+	{id: "dynatrace-token", keywords: []string{"dt0c01."}, regex: `(?:^|[^A-Za-z0-9_])(dt0c01\.[A-Z0-9]{16,}\.[A-Za-z0-9]{16,})`},
+	{id: "terraform-cloud-token", keywords: []string{".atlasv1."}, regex: `[A-Za-z0-9]{10,}\.atlasv1\.[A-Za-z0-9_\-]{20,}`},
+	{id: "oracle-jdbc-password", keywords: []string{"jdbc:oracle"}, group: 1, regex: `(?i)jdbc:oracle:(?:thin|oci\d?):[^/\s@"']+/([^@\s"']+)@`},
 	{id: "htpasswd", keywords: []string{"$apr1$", "$2y$", "$2a$", "$2b$", "$6$", "$5$"}, regex: `\$(?:apr1|2[aby]|[56])\$[./A-Za-z0-9$]{8,}`},
 }

@@ -27,9 +27,11 @@ import (
 
 // keyword kinds: what a keyword found in a text calls for.
 const (
-	kindRule  = iota // a rule's keyword: the rule runs
-	kindName         // part of a credential name: the pair parser looks here
-	kindBasic        // "basic": the Basic credential check looks here
+	kindRule    = iota // a rule's keyword: the rule runs
+	kindName           // part of a credential name: the pair parser looks here
+	kindBasic          // "basic": the Basic credential check looks here
+	kindCommand        // a command's name: the command line is read (cli.go)
+	kindJWK            // a JSON Web Key's private member in text ("d": ...)
 )
 
 // hit is one keyword of the index.
@@ -75,6 +77,9 @@ func theIndex() *keywordIndex {
 		for i := range gitleaksRules {
 			ix.rules = append(ix.rules, &gitleaksRules[i])
 		}
+		if len(ix.rules) > maxRules {
+			panic("chatredact: more rules than maxRules")
+		}
 		for i, r := range ix.rules {
 			for _, k := range r.keywords {
 				add(hit{word: k, kind: kindRule, rule: i})
@@ -84,6 +89,12 @@ func theIndex() *keywordIndex {
 			add(hit{word: k, kind: kindName})
 		}
 		add(hit{word: "basic", kind: kindBasic})
+		for _, k := range commandKeywords {
+			add(hit{word: k, kind: kindCommand})
+		}
+		for _, k := range jwkKeywords {
+			add(hit{word: k, kind: kindJWK})
+		}
 		index = ix
 	})
 	return index
@@ -102,12 +113,14 @@ type textScan struct {
 
 // The rules' budget for one text: the bytes of windows they may scan, a
 // multiple of the text's length. A chat full of credentials has its rules
-// scan about ten times its length; text made to hold every rule's keyword
-// everywhere, sixty times. Past the budget, a keyword's surroundings are
-// hidden without running its rule: redaction stays linear in time and fails
+// scan about four times its length (windows start at their keyword and
+// hits with no assignment after a generic rule's keyword are dropped:
+// window.go); text made to hold every rule's keyword everywhere, some
+// thirty times. Past the budget, a keyword's surroundings are hidden
+// without running its rule: redaction stays linear in time and fails
 // closed.
 const (
-	budgetPerByte = 16
+	budgetPerByte = 8
 	budgetBase    = 1 << 10
 )
 
@@ -126,8 +139,9 @@ func redactText(s string, depth int) string {
 	}
 	t := &textScan{s: s, depth: depth, budget: budgetBase + budgetPerByte*len(s)}
 	ix := theIndex()
-	var ruleHits []ruleHit
+	ruleHits := make([]ruleHit, 0, min(len(s)/32+8, 1<<14))
 	nameFrom := 0 // the pair parser has looked at s[:nameFrom]
+	cmdFrom := 0  // the command lines in s[:cmdFrom] are read
 	for i := 0; i+1 < len(s); i++ {
 		b := ix.bucket[uint16(lower(s[i]))<<8|uint16(lower(s[i+1]))]
 		if b == 0 {
@@ -139,18 +153,24 @@ func redactText(s string, depth int) string {
 			}
 			switch h.kind {
 			case kindRule:
-				ruleHits = append(ruleHits, ruleHit{rule: h.rule, at: i, end: i + len(h.word)})
+				ruleHits = append(ruleHits, ruleHit{rule: uint16(h.rule), at: int32(i), n: uint16(len(h.word))})
 			case kindName:
 				if i >= nameFrom {
 					nameFrom = t.pairAt(i, len(h.word))
 				}
 			case kindBasic:
 				t.basicAuth(i)
+			case kindCommand:
+				if i >= cmdFrom {
+					cmdFrom = t.commandAt(i, i+len(h.word))
+				}
+			case kindJWK:
+				t.jwkMember(i, len(h.word))
 			}
 		}
 	}
 	if len(ruleHits) > 0 {
-		slices.SortStableFunc(ruleHits, func(a, b ruleHit) int { return a.rule - b.rule })
+		ruleHits = byRule(ruleHits)
 		for i := 0; i < len(ruleHits); {
 			j := i + 1
 			for j < len(ruleHits) && ruleHits[j].rule == ruleHits[i].rule {
@@ -162,9 +182,14 @@ func redactText(s string, depth int) string {
 	}
 	if strings.IndexByte(s, '@') >= 0 {
 		t.userinfo()
+		t.urlPasswords()
+	}
+	if strings.IndexByte(s, ':') >= 0 {
+		t.pgpassLines()
 	}
 	t.base64Runs()
 	t.hexRuns()
+	t.escapeRuns()
 	if len(t.spans) == 0 {
 		return s
 	}
@@ -184,12 +209,49 @@ func hasPrefixFold(s, word string) bool {
 	return true
 }
 
-// ruleHit is a rule's keyword found in a text, s[at:end].
-type ruleHit struct{ rule, at, end int }
+// ruleHit is a rule's keyword found in a text, s[at:at+n]: eight bytes,
+// since a text full of keywords holds a hit every few bytes.
+type ruleHit struct {
+	at      int32
+	rule, n uint16
+}
+
+func (h ruleHit) start() int { return int(h.at) }
+func (h ruleHit) end() int   { return int(h.at) + int(h.n) }
+
+// maxRules bounds the rules (ruleHit.rule, byRule's counts).
+const maxRules = 1 << 9
+
+// byRule returns hits grouped by rule, in text order within a rule: a
+// counting sort, linear (a few hits are sorted in place).
+func byRule(hits []ruleHit) []ruleHit {
+	if len(hits) < 32 {
+		for i := 1; i < len(hits); i++ {
+			for j := i; j > 0 && hits[j-1].rule > hits[j].rule; j-- {
+				hits[j-1], hits[j] = hits[j], hits[j-1]
+			}
+		}
+		return hits
+	}
+	var at [maxRules + 1]int32
+	for _, h := range hits {
+		at[h.rule+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	out := make([]ruleHit, len(hits))
+	for _, h := range hits {
+		out[at[h.rule]] = h
+		at[h.rule]++
+	}
+	return out
+}
 
 // unboundedReach is how far around its keyword a rule of unbounded length
-// is run at first; a match that reaches the end of its window grows it.
-const unboundedReach = 512
+// is run at first (at least twice its shortest match); a match that
+// reaches the end of its window grows it.
+const unboundedReach = 256
 
 // runRule marks the secrets r finds around its keywords' hits (in text
 // order): r runs on windows reaching as far before and after each keyword
@@ -199,17 +261,38 @@ const unboundedReach = 512
 // (doubling) until it does not.
 func (t *textScan) runRule(r *rule, hits []ruleHit) {
 	re := r.compiled()
+	s := t.s
+	if r.assign != nil || r.follow != nil {
+		// Hits that begin no match: no assignment after a generic rule's
+		// keyword, or text after a keyword that no match's prefix allows.
+		kept := hits[:0]
+		for _, h := range hits {
+			if (r.assign == nil || !needsAssign(r.assign, s, h) || assignFollows(s, h.end())) &&
+				(r.follow == nil || followsFit(r.follow, s, h.start(), h.end())) {
+				kept = append(kept, h)
+			}
+		}
+		if hits = kept; len(hits) == 0 {
+			return
+		}
+	}
 	reach := r.maxLen
 	if reach < 0 {
-		reach = unboundedReach
+		reach = max(unboundedReach, 2*r.minLen+16)
 	}
 	reach += 2
-	s := t.s
+	// A window reaches back as far as a match may begin before its keyword
+	// (one byte more for \b), and on as far as the match may end.
+	back, on := reach, func(h ruleHit) int { return h.end() + reach }
+	if r.before >= 0 {
+		back = r.before + 1
+		on = func(h ruleHit) int { return h.start() + reach }
+	}
 	for i := 0; i < len(hits); {
 		first := i
-		lo, hi := max(0, hits[i].at-reach), min(len(s), hits[i].end+reach)
-		for i++; i < len(hits) && hits[i].at-reach <= hi; i++ {
-			hi = min(len(s), max(hi, hits[i].end+reach))
+		lo, hi := max(0, hits[i].start()-back), min(len(s), on(hits[i]))
+		for i++; i < len(hits) && hits[i].start()-back <= hi; i++ {
+			hi = min(len(s), max(hi, on(hits[i])))
 		}
 		if t.budget < hi-lo {
 			for _, h := range hits[first:i] {
@@ -222,8 +305,8 @@ func (t *textScan) runRule(r *rule, hits []ruleHit) {
 			ms := re.FindAllStringSubmatchIndex(s[lo:hi], -1)
 			if hi < len(s) && len(ms) > 0 && ms[len(ms)-1][1] == hi-lo {
 				hi = min(len(s), hi+(hi-lo))
-				for i < len(hits) && hits[i].at-reach <= hi {
-					hi = min(len(s), max(hi, hits[i].end+reach))
+				for i < len(hits) && hits[i].start()-back <= hi {
+					hi = min(len(s), max(hi, on(hits[i])))
 					i++
 				}
 				continue
@@ -236,17 +319,27 @@ func (t *textScan) runRule(r *rule, hits []ruleHit) {
 	}
 }
 
+// needsAssign reports whether the hit h is of one of keywords.
+func needsAssign(keywords []string, s string, h ruleHit) bool {
+	for _, k := range keywords {
+		if len(k) == int(h.n) && hasPrefixFold(s[h.start():], k) {
+			return true
+		}
+	}
+	return false
+}
+
 // markAround marks, in place of a rule the budget leaves no room for, the
 // word holding a keyword and what follows it up to the next word after a
 // separator (KEYWORD_TOKEN = value, sk_live_...).
 func (t *textScan) markAround(h ruleHit) {
 	s := t.s
-	start := h.at
-	for start > 0 && h.at-start < 64 && !isSpace(s[start-1]) {
+	start := h.start()
+	for start > 0 && h.start()-start < 64 && !isSpace(s[start-1]) {
 		start--
 	}
-	end := h.end
-	for end < len(s) && end-h.at < 256 && !isSpace(s[end]) {
+	end := h.end()
+	for end < len(s) && end-h.start() < 256 && !isSpace(s[end]) {
 		end++
 	}
 	k := end

@@ -108,7 +108,7 @@ func (r Runner) runStep(ctx context.Context, step Step, until time.Time) (StepRe
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			counts, complete, err := r.runSegment(ctx, step, seg, len(p.Segments), at, until)
+			counts, complete, err := r.recoveredSegment(ctx, step, seg, len(p.Segments), at, until)
 			mu.Lock()
 			defer mu.Unlock()
 			sr.Workspaces += counts.Workspaces
@@ -140,6 +140,19 @@ func (r Runner) runStep(ctx context.Context, step Step, until time.Time) (StepRe
 	slog.InfoContext(ctx, "migration step "+string(sr.Status), "step", step.Number, "name", step.Name,
 		"workspaces", sr.Workspaces, "changed", sr.Changed, "conflicts", sr.Conflicts)
 	return sr, r.Store.EndMigration(ctx, step.Number, r.Owner, sr.Status, "", now)
+}
+
+// recoveredSegment is runSegment with a panic turned into its error: a
+// segment runs in a goroutine of its own, where the function's handler
+// could not recover it, and the custom resource must still be answered.
+func (r Runner) recoveredSegment(ctx context.Context, step Step, seg, total int, at workspace.MigrationSegment, until time.Time) (
+	counts workspace.MigrationCounts, complete bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("segment %d panicked: %v", seg, p)
+		}
+	}()
+	return r.runSegment(ctx, step, seg, total, at, until)
 }
 
 // runSegment goes through segment seg's workspaces from at, recording its

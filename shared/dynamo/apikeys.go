@@ -428,12 +428,12 @@ func (s *Store) BackfillKeyReferences(ctx context.Context, ws string) (workspace
 		case len(failed) == 0:
 			counts.Changed += 3
 		case failed[0] == 0:
-			// The reference is there already (a key id reused, or a run
-			// cut between its writes cannot happen: they are one
-			// transaction): leave the key listed and say so.
+			// A reference with the key's id is there already: another key
+			// of the workspace holds the id. The key stays as it is, and
+			// an operator reissues it.
 			counts.Conflicts = append(counts.Conflicts, fmt.Sprintf("api key %s of %s: a reference with its id exists", k.ID, ws))
 		}
-		// failed[0] == 2: another run took the key out of the listing first.
+		// failed[0] == 2: another run migrated the key first.
 	}
 	counts.Workspaces = 1
 	return counts, nil

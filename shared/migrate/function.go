@@ -101,6 +101,12 @@ func NewFunction(d Deps) Handler {
 	return func(ctx context.Context, ev Event) (res Result, err error) {
 		if ev.RequestType == "" {
 			res, err = runSteps(ctx, d)
+			if errors.Is(err, workspace.ErrMigrationClaimed) {
+				// Another run (the deploy's, or wsadmin) is on it: not a
+				// failure, so the Errors alarm stays quiet.
+				slog.InfoContext(ctx, "migrations: another run holds a step; this run leaves it")
+				return res, nil
+			}
 			return res, err
 		}
 		defer func() {

@@ -113,3 +113,23 @@ func TestWhatRunsNothingSucceeds(t *testing.T) {
 		}
 	}
 }
+
+// heldStore is a table whose first step another run holds.
+type heldStore struct{ failingStore }
+
+func (h *heldStore) ClaimMigration(context.Context, int, string, int, string, time.Time, time.Time) (workspace.MigrationProgress, error) {
+	return workspace.MigrationProgress{Status: workspace.MigrationRunning}, workspace.ErrMigrationClaimed
+}
+
+// A scheduled run that finds a step held by the deploy's run is no failure
+// (the Errors alarm stays quiet), and neither is the deploy's request then.
+func TestARunThatFindsAStepHeldIsNoFailure(t *testing.T) {
+	fn := migrate.NewFunction(migrate.Deps{Store: &heldStore{}, Clock: fixedClock{time.Now()}, IDs: ids{}})
+	if res, err := fn(context.Background(), migrate.Event{DetailType: "Scheduled Event"}); err != nil || res.Done {
+		t.Errorf("scheduled run: %+v, %v", res, err)
+	}
+	resp, err := invoke(t, &heldStore{}, migrate.Event{RequestType: "Create", ResourceProperties: migrate.Properties{Version: release.Version}})
+	if err != nil || resp.Status != "SUCCESS" || resp.Data["Pending"] != "true" {
+		t.Errorf("custom resource: %+v, %v", resp, err)
+	}
+}

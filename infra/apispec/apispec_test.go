@@ -92,6 +92,7 @@ func TestOperations(t *testing.T) {
 		"GET /workspaceapi/members",
 		"GET /workspaceapi/teams",
 		"GET /workspaceapi/teams/{teamId}",
+		"GET /workspaceapi/version",
 		"PATCH /workspaceapi/keys/{keyId}",
 		"PATCH /workspaceapi/teams/{teamId}",
 		"POST /workspaceapi/agents/credit-details",

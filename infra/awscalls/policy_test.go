@@ -1,6 +1,7 @@
 package awscalls_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -24,6 +25,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/awsevents"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/stack"
+	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 )
@@ -295,6 +297,15 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		awsevents.OutboxInsert("1", "ws_acme", "evt_session"),
 	}}); string(got) != `{"batchItemFailures":[]}` {
 		t.Fatalf("events function: %s", got)
+	}
+
+	// Migrations: a key, an agent's usage and a team's name claim as
+	// release 1 wrote them, which every step then migrates.
+	if err := tableops.Release1(context.Background(), env.Store, "ws_acme", "key_acme_creator", "agt_release_notes", "team_growth"); err != nil {
+		t.Fatal(err)
+	}
+	if got := awscalls.Invoke(t, env.URL, "MigrateFunction", awsevents.Scheduled("migrate-1", now)); !strings.Contains(string(got), `"done":true`) {
+		t.Fatalf("migrate function: %s", got)
 	}
 
 	return rec.Calls(), env.Store.Table()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awsevents"
+	"github.com/agentplatform/workspaceapi/shared/migrate"
+	"github.com/agentplatform/workspaceapi/shared/release"
 )
 
 // The demo fixture's keys (infra/fixtures/demo.json).
@@ -122,9 +125,10 @@ type step struct {
 }
 
 // TestOneSessionThroughThePackagedBinaries drives one realistic session
-// through the thirteen function binaries as built for Lambda: the authorizer,
+// through the function binaries as built for Lambda: the authorizer,
 // every endpoint group, an SQS batch into IngestFunction, the daily scheduled
-// event, a stream record into RetentionFunction and one into EventsFunction. Any invocation error but
+// event, a stream record into RetentionFunction and one into EventsFunction,
+// and a custom-resource request into MigrateFunction. Any invocation error but
 // the authorizer's expected Unauthorized, a panic, an exit, or a response
 // over 6 MB fails it.
 func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
@@ -351,6 +355,18 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		// Without EVENT_BUS_NAME (sam local's env.json) the bus is the recorder.
 		if out, ok := d.functions["EventsFunction"].wrote("limit event recorded (not sent to EventBridge)", "evt_e2e"); !ok {
 			t.Errorf("EventsFunction did not record the event:\n%s", out)
+		}
+	})
+	t.Run("MigrateFunction answers its custom resource, with every step done", func(t *testing.T) {
+		var got migrate.Response
+		s3 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = json.NewDecoder(r.Body).Decode(&got)
+		}))
+		defer s3.Close()
+		d.invoke(t, "MigrateFunction", map[string]any{"RequestType": "Create", "ResponseURL": s3.URL, "StackId": "stack",
+			"RequestId": "e2e", "LogicalResourceId": "Migrations", "ResourceProperties": map[string]any{"Version": release.Version}})
+		if got.Status != "SUCCESS" || got.Data["Pending"] != "false" || got.RequestID != "e2e" {
+			t.Errorf("custom resource response: %+v", got)
 		}
 	})
 	t.Logf("session through the binaries took %s", time.Since(session).Round(time.Millisecond))

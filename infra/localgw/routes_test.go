@@ -94,6 +94,7 @@ func TestRoutesListsEveryEventSorted(t *testing.T) {
 			"POST /workspaceapi/members/tags", "GET /workspaceapi/teams", "POST /workspaceapi/teams",
 			"POST /workspaceapi/teams/tags", "GET /workspaceapi/teams/{teamId}", "PATCH /workspaceapi/teams/{teamId}",
 			"PUT /workspaceapi/teams/{teamId}/credit-limit", "DELETE /workspaceapi/teams/{teamId}/members/{userId}", "PUT /workspaceapi/teams/{teamId}/members/{userId}",
+			"GET /workspaceapi/version",
 		}},
 		{"inline template", parseTemplate(t, routesTemplate), []string{
 			"GET /agents/{agentId}", "GET /health", "POST /workspaceapi/agents/tags",
@@ -132,6 +133,7 @@ func TestRealTemplateRoutesInvokeTheirGroupsFunction(t *testing.T) {
 		"POST /workspaceapi/agents/tags":                        "TagsFunction",
 		"POST /workspaceapi/teams/tags":                         "TagsFunction",
 		"GET /workspaceapi/members":                             "MembersFunction",
+		"GET /workspaceapi/version":                             "MembersFunction",
 		"GET /workspaceapi/audit-log":                           "AuditFunction",
 		"GET /workspaceapi/teams":                               "TeamsFunction",
 		"GET /workspaceapi/keys":                                "KeysFunction",

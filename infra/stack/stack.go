@@ -19,6 +19,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/keys"
 	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/members"
+	"github.com/agentplatform/workspaceapi/shared/migrate"
 	"github.com/agentplatform/workspaceapi/shared/platform"
 	"github.com/agentplatform/workspaceapi/shared/retention"
 	"github.com/agentplatform/workspaceapi/shared/scheduler"
@@ -117,6 +118,7 @@ func Functions(d Deps) map[string]localgw.Factory {
 		"AgentDataFunction":  wire("AgentDataFunction", func(e platform.Env) any { return agentdata.Wire(e) }),
 		"ChatsFunction":      wire("ChatsFunction", func(e platform.Env) any { return agentdata.WireChats(e) }),
 		"KeysFunction":       wire("KeysFunction", func(e platform.Env) any { return keys.Wire(e) }),
+		"MigrateFunction":    wire("MigrateFunction", func(e platform.Env) any { return migrate.Wire(e) }),
 	}
 }
 

@@ -371,3 +371,70 @@ func isConditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
 	return err != nil && errors.As(err, &ccf)
 }
+
+// keysGSI1PK is where release 1 listed a workspace's keys: its key items
+// carried GSI1PK WS#<ws>#KEYS and GSI1SK KEY#<keyId>, and no reference.
+// Only such keys are in it, so it is what BackfillKeyReferences reads.
+func keysGSI1PK(ws string) string { return wsPK(ws) + "#KEYS" }
+
+// BackfillKeyReferences gives every key of ws stored before references
+// existed its reference and its place in the key count (the migration step
+// api-key-references): one Query of GSI1's WS#<ws>#KEYS, where only such
+// keys are, then per key one transaction that puts the reference
+// (attribute_not_exists), ADDs 1 to the count and takes the key out of that
+// listing (conditioned on it still being in it, of ws, with its id), so a
+// key is counted once however often the step runs. The count is not bounded
+// here: a workspace that held more than workspace.MaxLiveKeys such keys
+// keeps them all, and creates are refused until enough are revoked or
+// expire. The writes record no audit entry: nothing about the keys changes.
+func (s *Store) BackfillKeyReferences(ctx context.Context, ws string) (workspace.MigrationCounts, error) {
+	in, err := s.keyQuery(IndexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(keysGSI1PK(ws))))
+	if err != nil {
+		return workspace.MigrationCounts{}, err
+	}
+	olds, err := queryAll(ctx, s, in, "release-1 api keys", func(it apiKeyItem) apiKeyItem { return it })
+	if err != nil {
+		return workspace.MigrationCounts{}, err
+	}
+	var counts workspace.MigrationCounts
+	for _, it := range olds {
+		if it.WorkspaceID != ws {
+			continue
+		}
+		k := it.domain()
+		ref, err := s.putNew(toAPIKeyRefItem(k))
+		if err != nil {
+			return counts, err
+		}
+		count, err := s.update(key(wsPK(ws), skKeyCount),
+			expression.Add(expression.Name(attrCount), expression.Value(1)).
+				Set(expression.Name(attrEntity), expression.Value(typeKeyCount)), nil)
+		if err != nil {
+			return counts, err
+		}
+		listed := expression.Name(attrGSI1PK).Equal(expression.Value(keysGSI1PK(ws))).
+			And(expression.Name(attrWorkspace).Equal(expression.Value(ws))).
+			And(expression.Name(attrID).Equal(expression.Value(k.ID)))
+		unlist, err := s.update(key(it.PK, skKey),
+			expression.Remove(expression.Name(attrGSI1PK)).Remove(expression.Name(attrGSI1SK)), &listed)
+		if err != nil {
+			return counts, err
+		}
+		failed, err := s.transact(ctx, []types.TransactWriteItem{ref, count, unlist})
+		if err != nil {
+			return counts, err
+		}
+		switch {
+		case len(failed) == 0:
+			counts.Changed += 3
+		case failed[0] == 0:
+			// A reference with the key's id is there already: another key
+			// of the workspace holds the id. The key stays as it is, and
+			// an operator reissues it.
+			counts.Conflicts = append(counts.Conflicts, fmt.Sprintf("api key %s of %s: a reference with its id exists", k.ID, ws))
+		}
+		// failed[0] == 2: another run migrated the key first.
+	}
+	counts.Workspaces = 1
+	return counts, nil
+}

@@ -23,6 +23,7 @@
 //	API key count       WS#<ws>             KEYCOUNT                        (count: the references of the workspace)
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //	provisioning record WS#<ws>             PROVISIONED#<kind>#<id>         (kind workspace, member or agent: the newest version a provisioning event applied, and whether it removed the entity; kept after the removal)
+//	migration step      MIGRATION           STEP#<nnn>                      (a migration step's progress: status, each segment's place, counts, lease; migrations.go)
 //
 // The credit engine keeps each agent's and team's counters and running state
 // in a partition of their own, so a busy agent never throttles its workspace's
@@ -118,7 +119,9 @@
 //     and subtracts exactly what it deleted. The count therefore bounds what
 //     the key list reads, and holds at most MaxLiveKeys keys that are neither
 //     revoked nor expired under any concurrency. Keys stored before the
-//     references existed have none: the authorizer still reads them, the
+//     references existed (release 1.0.0, listed on GSI1 WS#<ws>#KEYS) get
+//     theirs from the migration step api-key-references
+//     (BackfillKeyReferences); until then the authorizer reads them and the
 //     keys endpoints neither list nor count them.
 //
 //   - lastUsedAt on an API key item is written by the authorizer only with

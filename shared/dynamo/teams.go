@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -431,3 +432,109 @@ func (i teamMemberItem) domain() workspace.TeamMembership {
 // path syntax. Generated team ids never hold them and the fixture refuses
 // them, so a team id with them names no team.
 func mapKeySafe(id string) bool { return !strings.ContainsAny(id, ".[]") }
+
+// RekeyTeamNameClaims moves every team name claim of ws to the key
+// workspace.TeamNameKey gives its team's name today (the migration step
+// team-name-claims): release 1 keyed claims by simple case folding alone,
+// so a name whose key changed under NFKC or collapsed white space would let
+// a second team take it. Two Queries (the teams and the claims), then per
+// team whose claim is missing or mis-keyed one transaction: a check that
+// the team still has the name read, the claim under the right key
+// (attribute_not_exists) and the deletes of its mis-keyed claims
+// (conditioned on still naming the team). A team whose name's key another
+// team holds is reported and left as it is; so is a claim of no team. A
+// transaction that fails (a rename or create meanwhile) reads again.
+func (s *Store) RekeyTeamNameClaims(ctx context.Context, ws string) (workspace.MigrationCounts, error) {
+	var changed int64 // by attempts that a rename or create cut short
+	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
+		counts, again, err := s.rekeyTeamNameClaims(ctx, ws)
+		counts.Changed += changed
+		changed = counts.Changed
+		switch {
+		case err != nil || !again:
+			return counts, err
+		case attempt >= maxReevaluations:
+			return counts, workspace.ErrBusy
+		}
+	}
+}
+
+func (s *Store) rekeyTeamNameClaims(ctx context.Context, ws string) (counts workspace.MigrationCounts, again bool, err error) {
+	counts.Workspaces = 1
+	var teams []workspace.Team
+	var claims []teamNameItem
+	err = readAll(ctx, func(ctx context.Context) (err error) {
+		teams, err = s.Teams(ctx, ws)
+		return err
+	}, func(ctx context.Context) error {
+		in, err := s.keyQuery("", prefixed(wsPK(ws), prefixTeamName))
+		if err != nil {
+			return err
+		}
+		claims, err = queryAll(ctx, s, in, "team name claims", func(c teamNameItem) teamNameItem { return c })
+		return err
+	})
+	if err != nil {
+		return counts, false, err
+	}
+	holder := make(map[string]string, len(claims)) // claim SK -> team id
+	teamIDs := make(map[string]bool, len(teams))
+	for _, c := range claims {
+		holder[c.SK] = c.TeamID
+	}
+	for _, t := range teams {
+		teamIDs[t.ID] = true
+		want := teamNameSK(t.Name)
+		var items []types.TransactWriteItem
+		check, err := s.check(key(wsPK(ws), teamSK(t.ID)), expression.Name(attrName).Equal(expression.Value(t.Name)))
+		if err != nil {
+			return counts, false, err
+		}
+		items = append(items, check)
+		switch held, ok := holder[want]; {
+		case ok && held != t.ID:
+			counts.Conflicts = append(counts.Conflicts, fmt.Sprintf("team %s of %s: its name's key is claimed by team %s", t.ID, ws, held))
+			continue
+		case !ok:
+			claim, err := s.putNew(toTeamNameItem(ws, t.Name, t.ID))
+			if err != nil {
+				return counts, false, err
+			}
+			items = append(items, claim)
+		}
+		for _, c := range claims {
+			if c.TeamID != t.ID || c.SK == want {
+				continue
+			}
+			del, err := s.deleteIf(key(c.PK, c.SK), expression.Name(attrTeamID).Equal(expression.Value(t.ID)))
+			if err != nil {
+				return counts, false, err
+			}
+			items = append(items, del)
+		}
+		if len(items) == 1 {
+			continue // claimed under the right key, and only there
+		}
+		failed, err := s.transact(ctx, items)
+		if err != nil {
+			return counts, false, err
+		}
+		if len(failed) > 0 {
+			return counts, true, nil
+		}
+		counts.Changed += int64(len(items) - 1)
+		for _, c := range claims {
+			if c.TeamID == t.ID {
+				delete(holder, c.SK)
+			}
+		}
+		holder[want] = t.ID
+	}
+	for _, c := range claims {
+		if !teamIDs[c.TeamID] {
+			counts.Conflicts = append(counts.Conflicts, fmt.Sprintf("team name claim of %s: its team %s does not exist", ws, c.TeamID))
+		}
+	}
+	return counts, false, nil
+}

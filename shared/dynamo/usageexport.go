@@ -2,7 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -155,4 +157,86 @@ func UsageMonthItem(ws string, agent workspace.Agent, month string, spent map[in
 	}
 	it[attrTotal] = workspace.SumCredits(days...)
 	return marshal(it)
+}
+
+// BackfillUsageListings puts every month usage item of ws's agents that
+// lacks the month listings' keys into them (the migration step
+// usage-listings): usage written before the listings existed. One Query of
+// the workspace's agents (id and team), then per agent, batchConcurrency at
+// once, one Query of its month usage items without the keys and one
+// UpdateItem per such month that SETs usageIndexAttrs with the agent's
+// team, conditioned on the item being there still without them, so a usage
+// write that set them meanwhile wins and a second run writes nothing.
+func (s *Store) BackfillUsageListings(ctx context.Context, ws string) (workspace.MigrationCounts, error) {
+	type agentKeys struct {
+		ID     string `dynamodbav:"id"`
+		TeamID string `dynamodbav:"teamId"`
+	}
+	e, err := build(expression.NewBuilder().WithKeyCondition(prefixed(wsPK(ws), prefixAgent)).
+		WithProjection(expression.NamesList(expression.Name(attrID), expression.Name(attrTeamID))))
+	if err != nil {
+		return workspace.MigrationCounts{}, err
+	}
+	in := &dynamodb.QueryInput{KeyConditionExpression: e.KeyCondition(), ProjectionExpression: e.Projection(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}
+	agents, err := queryAll(ctx, s, in, "agents", func(a agentKeys) agentKeys { return a })
+	if err != nil {
+		return workspace.MigrationCounts{}, err
+	}
+	changed := make([]int64, len(agents))
+	errs := make([]error, len(agents))
+	fanOut(ctx, len(agents), func(ctx context.Context, i int) {
+		changed[i], errs[i] = s.indexAgentUsage(ctx, agentRef{ws: ws, agent: agents[i].ID, team: agents[i].TeamID})
+	})
+	counts := workspace.MigrationCounts{Workspaces: 1}
+	for i := range agents {
+		if errs[i] != nil {
+			return counts, errs[i]
+		}
+		counts.Changed += changed[i]
+	}
+	return counts, nil
+}
+
+// indexAgentUsage sets the listing keys on r's month usage items that lack
+// them and returns how many it set.
+func (s *Store) indexAgentUsage(ctx context.Context, r agentRef) (int64, error) {
+	unlisted := expression.AttributeNotExists(expression.Name(attrGSI1PK))
+	e, err := build(expression.NewBuilder().WithKeyCondition(prefixed(agentDataPK(r.ws, r.agent), prefixUsage)).
+		WithFilter(unlisted).WithProjection(expression.NamesList(expression.Name(attrSK))))
+	if err != nil {
+		return 0, err
+	}
+	months, err := queryAll(ctx, s, &dynamodb.QueryInput{
+		KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(), ProjectionExpression: e.Projection(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}, "agent usage months", func(k keys) string { return strings.TrimPrefix(k.SK, prefixUsage) })
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, month := range months {
+		var upd expression.UpdateBuilder
+		upd = indexUsage(upd, r, month)
+		cond := expression.AttributeExists(expression.Name(attrPK)).And(unlisted)
+		e, err := build(expression.NewBuilder().WithUpdate(upd).WithCondition(cond))
+		if err != nil {
+			return n, err
+		}
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: key(agentDataPK(r.ws, r.agent), usageSK(month)),
+			UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		})
+		var failed *types.ConditionalCheckFailedException
+		switch {
+		case errors.As(err, &failed):
+			// A usage write listed it meanwhile.
+		case err != nil:
+			return n, fmt.Errorf("list agent usage month: %w", err)
+		default:
+			n++
+		}
+	}
+	return n, nil
 }

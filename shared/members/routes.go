@@ -1,5 +1,6 @@
 // Package members is the members endpoint group: GET /workspaceapi/members,
-// the paged listing of a workspace's members with their tags and teams.
+// the paged listing of a workspace's members with their tags and teams; its
+// function also serves GET /workspaceapi/version (shared/release).
 package members
 
 import (
@@ -7,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
+	"github.com/agentplatform/workspaceapi/shared/release"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -24,6 +26,9 @@ type Deps struct {
 func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
 	mux.Handle("GET /workspaceapi/members", listMembers(d.Store))
+	// The release's version: it reads nothing, so the lightest read-only
+	// function serves it.
+	mux.Handle(release.Route, release.VersionHandler())
 	return mux
 }
 

@@ -197,6 +197,9 @@ func (b *bench) coldSubject(ctx context.Context, id string) (*coldSubject, error
 	case "EventsFunction":
 		subj.what, subj.check = "a stream batch of one limit event's outbox insertion", checkBatch
 		subj.event = func(run int) []byte { return outboxInserts("ws_acme", fmt.Sprintf("%s_%d", nonce, run), 1) }
+	case "MigrateFunction":
+		subj.what, subj.check = "its scheduled event (the first run goes through the workspaces, nothing to migrate; the rest read the steps done)", checkJSON
+		subj.event = func(int) []byte { return mustJSON(awsevents.Scheduled("bench-migrate", now)) }
 	case "RetentionFunction":
 		subj.what, subj.check = "a stream batch of one TTL removal of a seat-holding invitation", checkBatch
 		subj.event = func(run int) []byte {

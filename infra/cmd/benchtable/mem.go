@@ -77,6 +77,8 @@ func (b *bench) heavyRequests() map[string]heavy {
 			event: func() []byte { return mustJSON(awsevents.Scheduled("bench-tick", tomorrow)) }},
 		"EventsFunction": {what: "a stream batch of 100 limit events' outbox insertions (the template's BatchSize)", check: checkBatch,
 			event: func() []byte { return outboxInserts("ws_acme", "heavy", 100) }},
+		"MigrateFunction": {what: "its scheduled event: every step goes through the heavy workspace (nothing to migrate)", check: checkJSON,
+			event: func() []byte { return mustJSON(awsevents.Scheduled("bench-migrate", tomorrow)) }},
 		"RetentionFunction": {what: "a stream batch of 100 TTL removals (the template's BatchSize)", check: checkBatch,
 			event: func() []byte { return ttlRemovals(retentionWorkspace, removed) }},
 	}

@@ -142,6 +142,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return a.workspace(ctx, rest)
 	case "usage-key":
 		return a.usageKey(rest)
+	case "migrate":
+		return a.migrate(ctx, rest)
 	case "help":
 		return flag.ErrHelp
 	default:

@@ -322,18 +322,32 @@ func agentPremises(a workspace.Agent, u monthUsage, p workspace.Premises, now ti
 			limitIs(attrDaily, a.DailyCreditLimit).And(limitIs(attrMonthly, a.MonthlyCreditLimit))})
 	}
 	usage, day := key(agentDataPK(a.WorkspaceID, a.ID), usageSK(workspace.MonthKey(now))), now.UTC().Day()
-	if p.Usage {
-		// Its total and what counts toward today's limit (a daily-usage
-		// reset changes only the latter).
-		out = append(out, premise{usage, u.storedIs(attrTotal).And(u.storedIs(countedAttr(day)))})
-	}
-	switch p.UsageReaches {
-	case workspace.UsageToday:
-		out = append(out, premise{usage, u.storedAtLeast(countedAttr(day))})
-	case workspace.UsageMonth:
+	today := countedAttr(day)
+	switch {
+	case p.UsageReaches == workspace.UsageToday || p.TodayCleared:
+		out = append(out, premise{usage, u.storedAtLeast(today)})
+	case p.UsageReaches == workspace.UsageMonth:
 		out = append(out, premise{usage, u.storedAtLeast(attrTotal)})
 	}
+	if p.BelowDaily != nil {
+		bound := *p.BelowDaily
+		if p.TodayCleared {
+			// The write subtracts what was read: what lands meanwhile
+			// counts from zero.
+			bound = workspace.RoundFigure(u.Counted[day] + bound)
+		}
+		out = append(out, premise{usage, storedBelow(today, bound)})
+	}
+	if p.BelowMonthly != nil {
+		out = append(out, premise{usage, storedBelow(attrTotal, *p.BelowMonthly)})
+	}
 	return out
+}
+
+// storedBelow is the condition that attribute attr (absent: none) is below
+// limit.
+func storedBelow(attr string, limit float64) expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attr)).Or(expression.Name(attr).LessThan(expression.Value(limit)))
 }
 
 // teamPremises are the conditions of premises p of a decision on team (ws,
@@ -343,15 +357,6 @@ func teamPremises(ws, team string, limit *float64, p workspace.Premises) []premi
 		return nil
 	}
 	return []premise{{key(wsPK(ws), teamSK(team)), limitIs(attrMonthly, limit)}}
-}
-
-// storedIs is the condition that attribute attr still holds exactly what was
-// read (or is still absent).
-func (u monthUsage) storedIs(attr string) expression.ConditionBuilder {
-	if n, ok := u.stored[attr]; ok {
-		return expression.Name(attr).Equal(expression.Value(n))
-	}
-	return expression.AttributeNotExists(expression.Name(attr))
 }
 
 // storedAtLeast is the condition that attribute attr has not gone below

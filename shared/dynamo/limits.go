@@ -3,8 +3,10 @@ package dynamo
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -83,9 +85,15 @@ func (s *Store) agentChangeItems(a workspace.Agent, st *standings, sd standing, 
 	writes := []write{change, state}
 	switch {
 	case ch.ResetToday:
-		change = write{key: key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))),
-			upd: expression.Set(expression.Name(countedAttr(now.UTC().Day())), expression.Value(0)).
-				Set(expression.Name(attrEntity), expression.Value(typeUsage))}
+		// Subtract what was read (its decimal as stored), not set zero:
+		// usage ingest adds between the read and the write counts after
+		// the reset, and the entry's from is what the reset took away.
+		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage))
+		today := countedAttr(now.UTC().Day())
+		if n, ok := sd.usage.stored[today]; ok && sd.Credit.Position.Today != 0 {
+			upd = upd.Add(expression.Name(today), expression.Value(negated(n)))
+		}
+		change = write{key: key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))), upd: upd}
 		writes[0] = change
 		after.Position = sd.Credit.Position
 		after.Position.Today = 0
@@ -109,6 +117,14 @@ func (s *Store) agentChangeItems(a workspace.Agent, st *standings, sd standing, 
 		return nil, err
 	}
 	return append(items, events...), nil
+}
+
+// negated is the stored decimal n with its sign turned.
+func negated(n attributevalue.Number) attributevalue.Number {
+	if v, ok := strings.CutPrefix(string(n), "-"); ok {
+		return attributevalue.Number(v)
+	}
+	return "-" + n
 }
 
 // changeEventPuts are the limit events of an agent change that leaves its

@@ -337,3 +337,55 @@ func TestATagWriteThatLosesARaceAppliesOnTopOfTheWinner(t *testing.T) {
 		}
 	}
 }
+
+// A daily-usage reset, a limit change and an enable do not starve behind
+// ingest: usage that lands between their read and their write, every time,
+// leaves their decision standing as long as it crosses no limit (a reset
+// subtracts what it read, so the usage counts after it), and they commit at
+// once. The agent's standing after is the one a sequential order gives.
+func TestAgentWritesDoNotStarveBehindIngest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		write     func(ctx context.Context, w *creditWorld) workspace.CreditOutcome
+		wantToday float64 // after the write and one usage of 0.5
+	}{
+		{"a daily-usage reset", func(ctx context.Context, w *creditWorld) workspace.CreditOutcome {
+			return w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon)[0]
+		}, 0.5},
+		{"a limit change", func(ctx context.Context, w *creditWorld) workspace.CreditOutcome {
+			return w.store.SetAgentLimits(ctx, testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(20.0)}, noon)[0]
+		}, 12.5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			gap := &dynamolocal.Interleaver{}
+			w := newCreditWorld(t, gap.Option())
+			w.use("a1", 12, noon) // stopped by its daily limit of 10
+			landed, done := 0, false
+			var ingest func()
+			ingest = func() { // usage before every transaction of the write
+				if done || landed >= 30 {
+					return
+				}
+				landed++
+				w.use("a1", 0.5, noon)
+				gap.Before(ingest)
+			}
+			gap.Before(ingest)
+			out := tc.write(ctx, w)
+			done = true
+			if out.Err != nil || out.Unchanged {
+				t.Fatalf("outcome %+v after %d usage events landed in its way, want it applied", out, landed)
+			}
+			if landed != 1 {
+				t.Errorf("%d usage events landed before it committed, want 1: it decided again on usage that crossed no limit", landed)
+			}
+			if c := w.credit("a1", noon); c.Position.Today != tc.wantToday || !c.Own.IsRunning() {
+				t.Errorf("today %v, state %+v; want %v counted and running", c.Position.Today, c.Own, tc.wantToday)
+			}
+		})
+	}
+}

@@ -153,11 +153,13 @@ func (s *Store) decisionTx(writes []write, premises []premise) ([]types.Transact
 const maxTransactAttempts = 8
 
 // mayTryAgain reports whether attempt n (counted from 0) of a retried step
-// may start: before ctx's write deadline for a request's write, or while n
-// is below max for work without one (ingest, the scheduler).
+// may start: before ctx's write deadline for a request's write (and the
+// second attempt always, so that a first one slowed past the deadline still
+// gets one look at fresh figures), or while n is below max for work without
+// one (ingest, the scheduler).
 func mayTryAgain(ctx context.Context, n, max int) bool {
 	if deadline, ok := workspace.WriteDeadline(ctx); ok {
-		return time.Now().Before(deadline)
+		return n < 2 || time.Now().Before(deadline)
 	}
 	return n < max
 }

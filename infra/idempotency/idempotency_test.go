@@ -376,6 +376,50 @@ func TestARunningClaimIs409UntilItsLeaseEnds(t *testing.T) {
 	}
 }
 
+// A write whose answer could not be kept (storage failed as it answered)
+// holds its key until the lease ends, and is then never run again: its
+// transaction marked the key's record applied, so a repeat after the lease
+// answers 409 (its answer was lost) and the change lands once.
+func TestAWriteWhoseAnswerWasLostIsNeverRunAgain(t *testing.T) {
+	t.Parallel()
+	faults := &dynamolocal.Faults{}
+	t.Cleanup(faults.Close)
+	env := apitest.New(t, apitest.DemoFixture(t), apitest.Options{
+		FunctionOptions: func(fn string) []func(*dynamodb.Options) {
+			if fn == "TagsFunction" {
+				return []func(*dynamodb.Options){faults.Option()}
+			}
+			return nil
+		},
+	})
+	body := `{"ids": ["agt_onboarding"], "tags": ["lost"], "mode": "set"}`
+	faults.Arm(dynamolocal.ServerError, 0, "UpdateItem") // keeping the answer fails
+	if res := send(t, env, http.MethodPost, agentTags, adminKey, "lost-1", body); res.Status != http.StatusOK {
+		t.Fatalf("first: %d %s, want 200", res.Status, res.Body)
+	}
+	faults.Disarm()
+	if res := send(t, env, http.MethodPost, agentTags, adminKey, "lost-1", body); res.Status != http.StatusConflict || res.Header.Get("Retry-After") == "" {
+		t.Errorf("within the lease: %d %s, want 409 with Retry-After", res.Status, res.Body)
+	}
+	// Someone else sets other tags meanwhile: a second run would undo it.
+	if res := env.Do(t, http.MethodPost, agentTags, adminKey, `{"ids": ["agt_onboarding"], "tags": ["later"], "mode": "set"}`); res.Status != http.StatusOK {
+		t.Fatalf("other write: %d %s", res.Status, res.Body)
+	}
+	env.Clock.Advance(workspace.IdempotencyLease + time.Second)
+	for range 2 {
+		res := send(t, env, http.MethodPost, agentTags, adminKey, "lost-1", body)
+		if res.Status != http.StatusConflict || res.Error(t) != workspace.ErrIdempotentAnswerLost.Error() {
+			t.Errorf("after the lease: %d %s, want 409 %q", res.Status, res.Body, workspace.ErrIdempotentAnswerLost)
+		}
+	}
+	if other := send(t, env, http.MethodPost, agentTags, adminKey, "lost-1", `{"ids": ["agt_x"], "tags": ["b"]}`); other.Status != http.StatusUnprocessableEntity {
+		t.Errorf("another request with the key: %d, want 422", other.Status)
+	}
+	if got := agentTagsOf(t, env, "agt_onboarding"); !slices.Equal(got, []string{"later"}) {
+		t.Errorf("tags %q, want [later]: the lost request ran again", got)
+	}
+}
+
 // TestEveryWriteRouteTakesAnIdempotencyKey sends every write route of
 // template.yaml, whatever function serves it, a request with a key twice:
 // the second is the first answer replayed. A route added without the

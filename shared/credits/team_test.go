@@ -37,22 +37,22 @@ func TestTeamCreditLimitPausesAndResumesTheWholeTeam(t *testing.T) {
 	}{
 		{"a limit above usage leaves the team running", `{"monthlyCreditLimit": 50}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(50)}, []string{"running", "running"},
-			[]string{"BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
+			[]string{"TransactGetItems", "TransactWriteItems", "TransactGetItems"}},
 		{"lowering it to the usage pauses every agent of the team at once", `{"monthlyCreditLimit": 5}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(5), Paused: true},
-			[]string{"paused/team_limit", "paused/team_limit"}, []string{"BatchGetItem", "TransactWriteItems"}},
+			[]string{"paused/team_limit", "paused/team_limit"}, []string{"TransactGetItems", "TransactWriteItems"}},
 		{"the same limit again is unchanged", `{"monthlyCreditLimit": 5}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(5), Unchanged: true, Paused: true},
-			[]string{"paused/team_limit", "paused/team_limit"}, []string{"BatchGetItem"}},
+			[]string{"paused/team_limit", "paused/team_limit"}, []string{"TransactGetItems"}},
 		{"raising it above the usage resumes them", `{"monthlyCreditLimit": 5.5}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(5.5)}, []string{"running", "running"},
-			[]string{"BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
+			[]string{"TransactGetItems", "TransactWriteItems", "TransactGetItems"}},
 		{"a limit of 0 pauses them", `{"monthlyCreditLimit": 0}`,
 			teamResult{ID: "team_a", Name: "Research", MonthlyCreditLimit: num(0), Paused: true},
-			[]string{"paused/team_limit", "paused/team_limit"}, []string{"BatchGetItem", "TransactWriteItems"}},
+			[]string{"paused/team_limit", "paused/team_limit"}, []string{"TransactGetItems", "TransactWriteItems"}},
 		{"removing it with null resumes them", `{"monthlyCreditLimit": null}`,
 			teamResult{ID: "team_a", Name: "Research"}, []string{"running", "running"},
-			[]string{"BatchGetItem", "TransactWriteItems"}},
+			[]string{"TransactGetItems", "TransactWriteItems"}},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -134,9 +134,9 @@ func TestWhoMaySetATeamsLimit(t *testing.T) {
 		wantTrips             []string // nil: not checked
 	}{
 		{"an admin, any team: no extra read", keyAdmin, "team_b", `{"monthlyCreditLimit": 100}`, 200,
-			[]string{"BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
+			[]string{"TransactGetItems", "TransactWriteItems", "TransactGetItems"}},
 		{"the team's admin", keyCreator, "team_a", `{"monthlyCreditLimit": 50}`, 200,
-			[]string{"GetItem", "BatchGetItem", "TransactWriteItems", "BatchGetItem"}},
+			[]string{"GetItem", "TransactGetItems", "TransactWriteItems", "TransactGetItems"}},
 		{"the team's admin removes it", keyCreator, "team_a", `{"monthlyCreditLimit": null}`, 200, nil},
 		{"the team's admin, an invalid body: 400 first", keyCreator, "team_a", `{"monthlyCreditLimit": -1}`, 400, []string{}},
 		{"a Creator, a team they do not administer", keyCreator, "team_b", `{"monthlyCreditLimit": 1}`, 403, []string{"GetItem"}},

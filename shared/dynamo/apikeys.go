@@ -268,8 +268,7 @@ func (s *Store) UpdateAPIKey(ctx context.Context, by workspace.Actor, ws, keyID 
 		return workspace.APIKey{}, err
 	}
 	k := key(keyPK(ref.KeyHash), skKey)
-	for attempt := 0; ; attempt++ {
-		pauseBeforeReevaluation(ctx, attempt)
+	return decideAndCommit(ctx, func(int) (workspace.APIKey, error) {
 		it, found, err := getItem[apiKeyItem](ctx, s, k, "api key")
 		if err != nil {
 			return workspace.APIKey{}, err
@@ -303,13 +302,11 @@ func (s *Store) UpdateAPIKey(ctx context.Context, by workspace.Actor, ws, keyID 
 		switch {
 		case err != nil:
 			return workspace.APIKey{}, err
-		case len(failed) == 0:
-			return after, nil
-		case attempt >= maxReevaluations:
-			return workspace.APIKey{}, workspace.ErrBusy
+		case len(failed) > 0:
+			return workspace.APIKey{}, errLost // changed or revoked meanwhile: read again
 		}
-		// Changed or revoked meanwhile: read again.
-	}
+		return after, nil
+	})
 }
 
 // RevokeAPIKey deletes key keyID of ws and its reference and frees its place

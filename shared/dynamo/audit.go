@@ -2,7 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,13 +127,37 @@ func (s *Store) AuditPuts(ws string, entries ...workspace.AuditEntry) ([]types.T
 // transactAudited runs the transaction of a change, items, with the Puts of
 // the entries that record it appended last (so the indexes of failed
 // conditions are the items' own): the change and its entries land together
-// or not at all. Results as transact.
+// or not at all. In a request sent with an Idempotency-Key, the request's
+// first transaction to commit also marks its key's record applied
+// (workspace.IdempotencyClaim.Applying, appliedMark, last of all). Results
+// as transact.
 func (s *Store) transactAudited(ctx context.Context, ws string, items []types.TransactWriteItem, entries ...workspace.AuditEntry) (failed []int, err error) {
 	puts, err := s.AuditPuts(ws, entries...)
 	if err != nil {
 		return nil, err
 	}
-	return s.transact(ctx, append(items, puts...))
+	items = append(items, puts...)
+	claim := workspace.IdempotencyClaimOf(ctx)
+	if claim == nil {
+		return s.transact(ctx, items)
+	}
+	claim.Applying(func(mark bool) bool {
+		tx := items
+		if mark {
+			m, e := s.appliedMark(claim)
+			if e != nil {
+				err = e
+				return false
+			}
+			tx = append(slices.Clip(items), m)
+		}
+		failed, err = s.transact(ctx, tx)
+		if err == nil && mark && slices.Contains(failed, len(items)) {
+			failed, err = nil, errors.New("write under an idempotency key: its claim was taken over after its lease")
+		}
+		return err == nil && len(failed) == 0
+	})
+	return failed, err
 }
 
 // fixedClock tells one time: an entry's id carries the entry's own time.

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // maxBatchGet is BatchGetItem's limit of keys per request.
@@ -82,6 +84,42 @@ func (s *Store) batchGetChunk(ctx context.Context, keys []map[string]types.Attri
 	return nil
 }
 
+// snapshot reads keys (at most 100) with one TransactGetItems: unlike a
+// BatchGetItem, the items are as they all stood at one moment, never some
+// from before a transaction that wrote several of them and some from after
+// it. DynamoDB cancels the read while a transaction is writing one of the
+// items (TransactionConflict); it is read again after a backoff, until the
+// request's write deadline (or maxTransactAttempts times for work without
+// one), then workspace.ErrBusy.
+func (s *Store) snapshot(ctx context.Context, keys []item) (map[[2]string]item, error) {
+	gets := make([]types.TransactGetItem, len(keys))
+	for i, k := range keys {
+		gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(s.table), Key: k}}
+	}
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			backoff(ctx, attempt)
+		}
+		out, err := s.db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: gets})
+		if err == nil {
+			found := make(map[[2]string]item, len(keys))
+			for _, r := range out.Responses {
+				if len(r.Item) > 0 {
+					found[itemKey(r.Item)] = r.Item
+				}
+			}
+			return found, nil
+		}
+		var cancelled *types.TransactionCanceledException
+		if !errors.As(err, &cancelled) {
+			return nil, fmt.Errorf("snapshot read: %w", err)
+		}
+		if !mayTryAgain(ctx, attempt+1, maxTransactAttempts) {
+			return nil, workspace.ErrBusy
+		}
+	}
+}
+
 // itemKey returns an item's PK and SK.
 func itemKey(item map[string]types.AttributeValue) [2]string {
 	pk, _ := item[attrPK].(*types.AttributeValueMemberS)
@@ -92,10 +130,14 @@ func itemKey(item map[string]types.AttributeValue) [2]string {
 	return [2]string{pk.Value, sk.Value}
 }
 
-// backoff sleeps an exponentially growing, jittered time before retry attempt n.
+// backoff sleeps an exponentially growing, jittered time before retry attempt
+// n, never past ctx's write deadline (workspace.WriteDeadline).
 func backoff(ctx context.Context, attempt int) {
 	d := time.Duration(1<<min(attempt, 6)) * 5 * time.Millisecond
 	d = d/2 + rand.N(d/2+1)
+	if deadline, ok := workspace.WriteDeadline(ctx); ok {
+		d = max(0, min(d, time.Until(deadline)))
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

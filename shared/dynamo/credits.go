@@ -150,13 +150,14 @@ func (st *standings) shardSum(pk, month string) (float64, error) {
 
 // readTeamStanding reads what decides team's pause at now (its item, its
 // state, its month usage shards and its threshold markers) and the further
-// keys, in one BatchGetItem.
+// keys, as one snapshot (snapshot): a team's limit and its paused flag are
+// never read from either side of a change that wrote both.
 func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.Time, more ...item) (*standings, error) {
 	keys := append([]item{key(wsPK(ws), teamSK(team)), key(teamDataPK(ws, team), skState)}, more...)
 	for _, k := range thresholdKeys(ws, teamTarget(team), now) {
 		keys = append(keys, key(k[0], k[1]))
 	}
-	found, err := s.batchGet(ctx, append(keys, shardKeys(teamDataPK(ws, team), workspace.MonthKey(now))...))
+	found, err := s.snapshot(ctx, append(keys, shardKeys(teamDataPK(ws, team), workspace.MonthKey(now))...))
 	if err != nil {
 		return nil, err
 	}
@@ -321,18 +322,32 @@ func agentPremises(a workspace.Agent, u monthUsage, p workspace.Premises, now ti
 			limitIs(attrDaily, a.DailyCreditLimit).And(limitIs(attrMonthly, a.MonthlyCreditLimit))})
 	}
 	usage, day := key(agentDataPK(a.WorkspaceID, a.ID), usageSK(workspace.MonthKey(now))), now.UTC().Day()
-	if p.Usage {
-		// Its total and what counts toward today's limit (a daily-usage
-		// reset changes only the latter).
-		out = append(out, premise{usage, u.storedIs(attrTotal).And(u.storedIs(countedAttr(day)))})
-	}
-	switch p.UsageReaches {
-	case workspace.UsageToday:
-		out = append(out, premise{usage, u.storedAtLeast(countedAttr(day))})
-	case workspace.UsageMonth:
+	today := countedAttr(day)
+	switch {
+	case p.UsageReaches == workspace.UsageToday || p.TodayCleared:
+		out = append(out, premise{usage, u.storedAtLeast(today)})
+	case p.UsageReaches == workspace.UsageMonth:
 		out = append(out, premise{usage, u.storedAtLeast(attrTotal)})
 	}
+	if p.BelowDaily != nil {
+		bound := *p.BelowDaily
+		if p.TodayCleared {
+			// The write subtracts what was read: what lands meanwhile
+			// counts from zero.
+			bound = workspace.RoundFigure(u.Counted[day] + bound)
+		}
+		out = append(out, premise{usage, storedBelow(today, bound)})
+	}
+	if p.BelowMonthly != nil {
+		out = append(out, premise{usage, storedBelow(attrTotal, *p.BelowMonthly)})
+	}
 	return out
+}
+
+// storedBelow is the condition that attribute attr (absent: none) is below
+// limit.
+func storedBelow(attr string, limit float64) expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attr)).Or(expression.Name(attr).LessThan(expression.Value(limit)))
 }
 
 // teamPremises are the conditions of premises p of a decision on team (ws,
@@ -342,15 +357,6 @@ func teamPremises(ws, team string, limit *float64, p workspace.Premises) []premi
 		return nil
 	}
 	return []premise{{key(wsPK(ws), teamSK(team)), limitIs(attrMonthly, limit)}}
-}
-
-// storedIs is the condition that attribute attr still holds exactly what was
-// read (or is still absent).
-func (u monthUsage) storedIs(attr string) expression.ConditionBuilder {
-	if n, ok := u.stored[attr]; ok {
-		return expression.Name(attr).Equal(expression.Value(n))
-	}
-	return expression.AttributeNotExists(expression.Name(attr))
 }
 
 // storedAtLeast is the condition that attribute attr has not gone below
@@ -367,12 +373,22 @@ func (u monthUsage) storedAtLeast(attr string) expression.ConditionBuilder {
 // and writes, in the same transaction, the events of what it changed and of
 // the thresholds its usage newly crossed (a marker each, new in its period).
 // On a lost race (another writer moved its state, or wrote a threshold's
-// marker first) it reads the agent's standing again and decides again. It
-// returns the transition it made, if any.
+// marker first) it reads the agent's standing again and decides again
+// (decideAndCommit). It returns the transition it made, if any.
 func (s *Store) settleAgent(ctx context.Context, by workspace.Actor, a workspace.Agent, st *standings) (*workspace.Transition, error) {
 	r := refOf(a)
-	for attempt := 0; ; attempt++ {
-		pauseBeforeReevaluation(ctx, attempt)
+	tr, err := decideAndCommit(ctx, func(n int) (*workspace.Transition, error) {
+		if n > 0 {
+			fresh, err := s.readStandings(ctx, []agentRef{r}, st.now, readOpts{agents: true, thresholds: true})
+			if err != nil {
+				return nil, err
+			}
+			got, found, err := fresh.agent(r)
+			if err != nil || !found {
+				return nil, err
+			}
+			a, st = got, fresh
+		}
 		sd, err := st.standing(a, false)
 		if err != nil {
 			return nil, err
@@ -400,47 +416,50 @@ func (s *Store) settleAgent(ctx context.Context, by workspace.Actor, a workspace
 			entries = workspace.AgentCreditEntries(st.now, by, r.agent, sd.Credit, after)
 			writes, premises = []write{agentStateWrite(r, ch.To, sd.version, st.now)}, agentPremises(a, sd.usage, ch.Premises, st.now)
 		}
-		err = s.commit(ctx, r.ws, writes, premises, puts, entries...)
-		if err == nil {
-			if !ch.Write {
-				return nil, nil
-			}
-			return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: ch.To}, nil
-		}
-		if err := afterLostRace(err, attempt); err != nil {
-			return nil, fmt.Errorf("settle agent %s: %w", r.agent, err)
-		}
-		if st, err = s.readStandings(ctx, []agentRef{r}, st.now, readOpts{agents: true, thresholds: true}); err != nil {
+		if err := s.commit(ctx, r.ws, writes, premises, puts, entries...); err != nil || !ch.Write {
 			return nil, err
 		}
-		fresh, found, err := st.agent(r)
-		if err != nil || !found {
-			return nil, err
-		}
-		a = fresh
+		return &workspace.Transition{WorkspaceID: r.ws, AgentID: r.agent, State: ch.To}, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("settle agent %s: %w", r.agent, err)
 	}
+	return tr, nil
+}
+
+// teamSettled is what settleTeam did: the transition it made, if any, and
+// whether the team is paused after it.
+type teamSettled struct {
+	tr     *workspace.Transition
+	paused bool
 }
 
 // settleTeam applies usage's effect to team (ws, team) (workspace.SettleTeam)
 // and writes, in the same transaction, the event of its pause and of the
 // thresholds of its limit its usage newly crossed. On a lost race it reads
-// again. It returns the transition it made, if any, and whether the team is
-// paused after it.
+// again (decideAndCommit). It returns the transition it made, if any, and
+// whether the team is paused after it.
 func (s *Store) settleTeam(ctx context.Context, by workspace.Actor, ws, team string, st *standings) (*workspace.Transition, bool, error) {
-	for attempt := 0; ; attempt++ {
-		pauseBeforeReevaluation(ctx, attempt)
+	out, err := decideAndCommit(ctx, func(n int) (teamSettled, error) {
+		if n > 0 {
+			fresh, err := s.readTeamStanding(ctx, ws, team, st.now)
+			if err != nil {
+				return teamSettled{}, err
+			}
+			st = fresh
+		}
 		ts, err := st.team(ws, team)
 		if err != nil {
-			return nil, false, err
+			return teamSettled{}, err
 		}
 		ch := workspace.SettleTeam(ts.TeamStanding, st.now)
 		cross := unmarked(st.items, ws, teamTarget(team), workspace.TeamCrossings(ts.TeamStanding, st.now))
 		if !ch.Write && len(cross) == 0 {
-			return nil, ch.Paused, nil
+			return teamSettled{paused: ch.Paused}, nil
 		}
 		puts, err := s.crossingPuts(ws, teamTarget(team), cross, st.now)
 		if err != nil {
-			return nil, false, err
+			return teamSettled{}, err
 		}
 		var writes []write
 		var premises []premise
@@ -448,25 +467,20 @@ func (s *Store) settleTeam(ctx context.Context, by workspace.Actor, ws, team str
 		if ch.Write {
 			ev, err := s.teamEventPuts(ws, team, ts.TeamStanding, true, ts.version+1, st.now)
 			if err != nil {
-				return nil, false, err
+				return teamSettled{}, err
 			}
 			puts = append(puts, ev...)
 			entries = workspace.EntriesIf(workspace.TeamPauseEntry(st.now, by, team, ts.Paused, true))
 			writes, premises = []write{teamStateWrite(ws, team, true, ts.version, st.now)}, teamPremises(ws, team, ts.Limit, ch.Premises)
 		}
-		err = s.commit(ctx, ws, writes, premises, puts, entries...)
-		if err == nil {
-			if !ch.Write {
-				return nil, ch.Paused, nil
-			}
-			return &workspace.Transition{WorkspaceID: ws, TeamID: team,
-				State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}, true, nil
+		if err := s.commit(ctx, ws, writes, premises, puts, entries...); err != nil || !ch.Write {
+			return teamSettled{paused: ch.Paused}, err
 		}
-		if err := afterLostRace(err, attempt); err != nil {
-			return nil, false, err
-		}
-		if st, err = s.readTeamStanding(ctx, ws, team, st.now); err != nil {
-			return nil, false, err
-		}
+		return teamSettled{paused: true, tr: &workspace.Transition{WorkspaceID: ws, TeamID: team,
+			State: workspace.AgentState{Status: workspace.StatusPaused, Reason: workspace.ReasonTeamLimit}}}, nil
+	})
+	if err != nil {
+		return nil, false, err
 	}
+	return out.tr, out.paused, nil
 }

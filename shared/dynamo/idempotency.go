@@ -27,6 +27,11 @@ import (
 // answer, or releases the key, with an UpdateItem conditioned on its claim
 // token still being there: a claim taken over after its lease can never
 // overwrite its successor's answer.
+//
+// Every transaction of the claimant's writes also marks its record applied
+// (appliedMark), conditioned on its claim: when its answer could not be kept,
+// the key is never taken over after the lease (its writes landed), and a
+// repeat answers workspace.ErrIdempotentAnswerLost instead of running again.
 
 // States of an idempotency record.
 const (
@@ -47,6 +52,7 @@ const (
 	attrIdemCode  = "status"
 	attrIdemType  = "contentType"
 	attrIdemLoc   = "location"
+	attrIdemDone  = "applied"
 )
 
 // maxKeptAnswerBytes bounds a kept answer's compressed body, well inside
@@ -75,12 +81,16 @@ type idempotencyItem struct {
 	ContentType string `dynamodbav:"contentType,omitempty"`
 	Location    string `dynamodbav:"location,omitempty"`
 	Body        []byte `dynamodbav:"body,omitempty"`
+	// Applied is set by the first transaction of the claimant's writes.
+	Applied bool `dynamodbav:"applied,omitempty"`
 }
 
-// record returns the domain form of a record read back; a body that does
-// not decompress is an error (a record this code did not write).
-func (i idempotencyItem) record() (workspace.IdempotencyRecord, error) {
-	r := workspace.IdempotencyRecord{Fingerprint: i.Fingerprint, Done: i.State == idemDone}
+// record returns the domain form of a record read back at now; a body that
+// does not decompress is an error (a record this code did not write). A
+// running record whose writes landed is lost once its lease has ended.
+func (i idempotencyItem) record(now time.Time) (workspace.IdempotencyRecord, error) {
+	r := workspace.IdempotencyRecord{Fingerprint: i.Fingerprint, Done: i.State == idemDone,
+		Lost: i.State == idemRunning && i.Applied && i.LeaseUntil < storedTime(now)}
 	if !r.Done {
 		return r, nil
 	}
@@ -110,7 +120,8 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, k workspace.Idempotency
 	free := expression.AttributeNotExists(expression.Name(attrPK)).
 		Or(expression.Name(AttrTTL).LessThanEqual(expression.Value(epoch(now)))).
 		Or(state.Equal(expression.Value(idemReleased))).
-		Or(state.Equal(expression.Value(idemRunning)).And(expression.Name(attrIdemLease).LessThan(expression.Value(storedTime(now)))))
+		Or(state.Equal(expression.Value(idemRunning)).And(expression.Name(attrIdemLease).LessThan(expression.Value(storedTime(now)))).
+			And(expression.AttributeNotExists(expression.Name(attrIdemDone))))
 	e, err := build(expression.NewBuilder().WithCondition(free))
 	if err != nil {
 		return prior, false, err
@@ -131,7 +142,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, k workspace.Idempotency
 	if err := unmarshal(held.Item, &old); err != nil {
 		return prior, false, err
 	}
-	prior, err = old.record()
+	prior, err = old.record(now)
 	return prior, false, err
 }
 
@@ -193,6 +204,15 @@ func (s *Store) updateClaim(ctx context.Context, k workspace.IdempotencyKey, cla
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// appliedMark is the Update a transaction of the writes of the request that
+// holds c carries: it marks the record applied, conditioned on c still
+// holding it running (a claim taken over can apply nothing more).
+func (s *Store) appliedMark(c *workspace.IdempotencyClaim) (types.TransactWriteItem, error) {
+	return s.update(key(idempotencyPK(c.Key), skIdempotency), expression.Set(expression.Name(attrIdemDone), expression.Value(true)),
+		ptr(expression.Name(attrIdemClaim).Equal(expression.Value(c.Token)).
+			And(expression.Name(attrIdemState).Equal(expression.Value(idemRunning)))))
 }
 
 // gzipBytes compresses b; answers are JSON, which compresses several-fold.

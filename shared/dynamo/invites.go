@@ -324,9 +324,9 @@ func (s *Store) InvitationsByID(ctx context.Context, ws string, ids []string) (m
 }
 
 // maxRevokesPerTransaction is how many invitations one revoke transaction
-// deletes: two items and an audit entry each, and one seat update, within
-// DynamoDB's 100.
-const maxRevokesPerTransaction = 33
+// deletes: two items and an audit entry each, one seat update and the mark
+// of a request's Idempotency-Key (appliedMark), within DynamoDB's 100.
+const maxRevokesPerTransaction = 32
 
 // DeleteInvitations removes each invitation of invs (all of one workspace),
 // its e-mail claim and, when it holds one, its seat. It writes one transaction

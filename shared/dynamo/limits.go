@@ -3,8 +3,10 @@ package dynamo
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -83,9 +85,15 @@ func (s *Store) agentChangeItems(a workspace.Agent, st *standings, sd standing, 
 	writes := []write{change, state}
 	switch {
 	case ch.ResetToday:
-		change = write{key: key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))),
-			upd: expression.Set(expression.Name(countedAttr(now.UTC().Day())), expression.Value(0)).
-				Set(expression.Name(attrEntity), expression.Value(typeUsage))}
+		// Subtract what was read (its decimal as stored), not set zero:
+		// usage ingest adds between the read and the write counts after
+		// the reset, and the entry's from is what the reset took away.
+		upd := expression.Set(expression.Name(attrEntity), expression.Value(typeUsage))
+		today := countedAttr(now.UTC().Day())
+		if n, ok := sd.usage.stored[today]; ok && sd.Credit.Position.Today != 0 {
+			upd = upd.Add(expression.Name(today), expression.Value(negated(n)))
+		}
+		change = write{key: key(agentDataPK(r.ws, r.agent), usageSK(workspace.MonthKey(now))), upd: upd}
 		writes[0] = change
 		after.Position = sd.Credit.Position
 		after.Position.Today = 0
@@ -109,6 +117,14 @@ func (s *Store) agentChangeItems(a workspace.Agent, st *standings, sd standing, 
 		return nil, err
 	}
 	return append(items, events...), nil
+}
+
+// negated is the stored decimal n with its sign turned.
+func negated(n attributevalue.Number) attributevalue.Number {
+	if v, ok := strings.CutPrefix(string(n), "-"); ok {
+		return attributevalue.Number(v)
+	}
+	return "-" + n
 }
 
 // changeEventPuts are the limit events of an agent change that leaves its
@@ -159,43 +175,41 @@ func (s *Store) eachAgent(ctx context.Context, by workspace.Actor, ws, teamScope
 
 // writeAgent decides and writes one agent, with the entries that record the
 // change (workspace.AgentChange.AuditEntries), again on fresh figures after
-// each lost race.
+// each lost race (decideAndCommit).
 func (s *Store) writeAgent(ctx context.Context, by workspace.Actor, a workspace.Agent, st *standings, now time.Time, decide agentRule) workspace.CreditOutcome {
-	for attempt := 0; ; attempt++ {
-		pauseBeforeReevaluation(ctx, attempt)
+	id, name := a.ID, a.Name
+	out, err := decideAndCommit(ctx, func(n int) (workspace.CreditOutcome, error) {
+		if n > 0 {
+			fresh, agents, err := s.readAgentStandings(ctx, a.WorkspaceID, a.TeamID, []string{id}, now)
+			if err != nil {
+				return workspace.CreditOutcome{}, err
+			}
+			if a, st = agents[id], fresh; a.ID == "" {
+				return workspace.CreditOutcome{ID: id, Err: workspace.ErrAgentNotFound}, nil
+			}
+		}
 		sd, err := st.standing(a, false)
 		if err != nil {
-			return workspace.CreditOutcome{ID: a.ID, Name: a.Name, Err: err}
+			return workspace.CreditOutcome{}, err
 		}
 		ch := decide(a, sd.AgentStanding)
 		if !ch.Write {
-			return ch.Outcome
+			return ch.Outcome, nil
 		}
-		out := ch.Outcome
 		items, err := s.agentChangeItems(a, st, sd, ch, now)
 		if err != nil {
-			out.Err = err
-			return out
+			return workspace.CreditOutcome{}, err
 		}
 		failed, err := s.transactAudited(ctx, a.WorkspaceID, items, ch.AuditEntries(now, by, a, sd.AgentStanding)...)
-		if err == nil && len(failed) == 0 {
-			return out
+		if err == nil && len(failed) > 0 {
+			err = errLost
 		}
-		if err == nil && attempt >= maxReevaluations {
-			err = workspace.ErrBusy
-		}
-		if err != nil {
-			return workspace.CreditOutcome{ID: a.ID, Name: a.Name, Err: err}
-		}
-		fresh, agents, err := s.readAgentStandings(ctx, a.WorkspaceID, a.TeamID, []string{a.ID}, now)
-		if err != nil {
-			return workspace.CreditOutcome{ID: a.ID, Name: a.Name, Err: err}
-		}
-		id := a.ID
-		if a, st = agents[id], fresh; a.ID == "" {
-			return workspace.CreditOutcome{ID: id, Err: workspace.ErrAgentNotFound}
-		}
+		return ch.Outcome, err
+	})
+	if err != nil {
+		return workspace.CreditOutcome{ID: id, Name: name, Err: err}
 	}
+	return out
 }
 
 // readAgentStandings reads the standings of agents ids of ws in scope: one
@@ -247,29 +261,35 @@ func (s *Store) readAgentStandings(ctx context.Context, ws, teamScope string, id
 // one write to the team's state, however many agents it has. It returns
 // workspace.ErrTeamSettingsOff when the workspace has team settings off and
 // workspace.ErrTeamNotFound for an unknown team (workspace.TeamAccess).
-// Round trips: one BatchGetItem; when the limit changes, one transaction
-// (again after a lost race); and, when the team is left running under a
-// limit, one more BatchGetItem to settle usage that landed meanwhile (and a
-// write if that pauses it). With asTeamAdmin the transaction also checks
+// Round trips: one TransactGetItems (readTeamStanding: the limit and the
+// pause as one snapshot); when the limit changes, one transaction,
+// conditioned on the limit and the state's version read (again after a lost
+// race, until the request's write deadline); and, when the team is left
+// running under a limit, one more TransactGetItems to settle usage that
+// landed meanwhile (and a write if that pauses it). With asTeamAdmin the transaction also checks
 // that by's owner is still an admin of the team (withTeamAdminCheck):
 // workspace.ErrChangeTeamForbidden when they are no longer one.
 func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error) {
 	if !workspace.PlausibleID(teamID) {
 		return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
 	}
-	for attempt := 0; ; attempt++ {
-		pauseBeforeReevaluation(ctx, attempt)
+	type decided struct {
+		out    workspace.TeamLimitOutcome
+		st     *standings // the read of a limit that stands already
+		settle bool       // written; settle again on a fresh read
+	}
+	d, err := decideAndCommit(ctx, func(int) (decided, error) {
 		st, err := s.readTeamStanding(ctx, ws, teamID, now, key(wsPK(ws), skMeta))
 		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		w, wsFound, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
 		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		ts, err := st.team(ws, teamID)
 		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		var in *workspace.Workspace // nil: no such workspace
 		if wsFound {
@@ -277,18 +297,20 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, asTeamAdmi
 			in = &d
 		}
 		if err := workspace.TeamAccess(in, ts.Exists); err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		d := workspace.DecideTeamLimit(ts.team.domain(), ts.TeamStanding, limit)
 		if !d.Write {
-			return s.settleTeamLimit(ctx, by, ws, teamID, st, d.Outcome)
+			return decided{out: d.Outcome, st: st}, nil
 		}
+		// The limit is written only over the limit read, so the entry's
+		// from is the value the write replaced.
 		items, err := s.decisionTx([]write{{key: key(wsPK(ws), teamSK(teamID)),
 			upd:  expression.Set(expression.Name(attrMonthly), expression.Value(limit)),
-			cond: expression.AttributeExists(expression.Name(attrPK))},
+			cond: expression.AttributeExists(expression.Name(attrPK)).And(limitIs(attrMonthly, ts.Limit))},
 			teamStateWrite(ws, teamID, d.Outcome.Paused, ts.version, now)}, nil)
 		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		target := workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID}
 		entries := []workspace.AuditEntry{workspace.NewAuditEntry(now, by, workspace.ActionTeamLimitChanged, target,
@@ -302,47 +324,49 @@ func (s *Store) SetTeamLimit(ctx context.Context, by workspace.Actor, asTeamAdmi
 		after.Limit = limit
 		events, err := s.teamEventPuts(ws, teamID, after, d.Outcome.Paused, ts.version+1, now)
 		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		more, err := s.crossingPuts(ws, teamTarget(teamID), unmarked(st.items, ws, teamTarget(teamID), workspace.TeamCrossings(after, now)), now)
 		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		items = append(items, append(events, more...)...)
 		items, admin, err := s.withTeamAdminCheck(asTeamAdmin, items, ws, teamID, by.UserID)
 		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+			return decided{}, err
 		}
 		failed, err := s.transactAudited(ctx, ws, items, entries...)
-		if err != nil {
-			return workspace.TeamLimitOutcome{}, err
+		switch {
+		case err != nil:
+			return decided{}, err
+		case len(failed) == 0:
+			return decided{out: d.Outcome, settle: d.SettleAfter}, nil
+		case slices.Contains(failed, admin):
+			return decided{}, workspace.ErrChangeTeamForbidden
 		}
-		if len(failed) == 0 {
-			if !d.SettleAfter {
-				return d.Outcome, nil
-			}
-			fresh, err := s.readTeamStanding(ctx, ws, teamID, now)
-			if err != nil {
-				return workspace.TeamLimitOutcome{}, err
-			}
-			out, err := s.settleTeamLimit(ctx, by, ws, teamID, fresh, d.Outcome)
-			if workspace.IsBusy(err) {
-				// The limit stands; only the pause is unsettled (ErrBusy
-				// would claim nothing was applied).
-				err = workspace.ErrTeamLimitUnsettled
-			}
-			return out, err
-		}
-		if failed[0] == 0 {
-			return workspace.TeamLimitOutcome{}, workspace.ErrTeamNotFound
-		}
-		if slices.Contains(failed, admin) {
-			return workspace.TeamLimitOutcome{}, workspace.ErrChangeTeamForbidden
-		}
-		if attempt >= maxReevaluations {
-			return workspace.TeamLimitOutcome{}, workspace.ErrBusy
-		}
+		// The team was removed, or its limit or state changed meanwhile:
+		// read it again.
+		return decided{}, errLost
+	})
+	switch {
+	case err != nil:
+		return workspace.TeamLimitOutcome{}, err
+	case d.st != nil:
+		return s.settleTeamLimit(ctx, by, ws, teamID, d.st, d.out)
+	case !d.settle:
+		return d.out, nil
 	}
+	fresh, err := s.readTeamStanding(ctx, ws, teamID, now)
+	if err != nil {
+		return workspace.TeamLimitOutcome{}, err
+	}
+	out, err := s.settleTeamLimit(ctx, by, ws, teamID, fresh, d.out)
+	if workspace.IsBusy(err) {
+		// The limit stands; only the pause is unsettled (ErrBusy
+		// would claim nothing was applied).
+		err = workspace.ErrTeamLimitUnsettled
+	}
+	return out, err
 }
 
 // settleTeamLimit pauses team teamID when the usage in st has reached its

@@ -40,29 +40,44 @@ func (w *creditWorld) teamEnd(ctx context.Context) (limit *float64, used float64
 	return team.MonthlyCreditLimit, r.Teams[0].Used, r.Teams[0].Paused
 }
 
+// A team's limit and its paused flag are read as one snapshot (a
+// TransactGetItems), never torn between the two sides of a change that wrote
+// both: a team's answer shows a limit with the pause that goes with it.
+func TestATeamsLimitAndPauseAreReadAsOneSnapshot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	torn := &dynamolocal.StaleRead{Raw: dynamolocal.NewClient(t, nil)}
+	w := newCreditWorld(t, torn.Option())
+	w.use("a2", 60, noon)
+	w.setTeamLimit(ctx, lim(100)) // 60 used under 100: running
+	// A change to 50 (which pauses the team) lands while the team is read.
+	torn.Arm(0, teamPK, teamSK, func() { w.setTeamLimit(ctx, lim(50)) })
+	d, err := w.store.TeamDetail(ctx, "ws1", "t1", noon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn.Arm(0, teamPK, teamSK, func() { w.setTeamLimit(ctx, lim(100)) })
+	unchanged := w.setTeamLimit(ctx, lim(100))
+	for _, got := range []struct {
+		what   string
+		limit  *float64
+		paused bool
+	}{{"the team's detail", d.Team.MonthlyCreditLimit, d.Paused}, {"an unchanged limit's answer", unchanged.Team.MonthlyCreditLimit, unchanged.Paused}} {
+		if got.limit == nil {
+			t.Fatalf("%s: no limit", got.what)
+		}
+		if got.paused != (d.CreditsThisMonth >= *got.limit) {
+			t.Errorf("%s: limit %v and paused %v with %v used: read from either side of a change", got.what, *got.limit, got.paused, d.CreditsThisMonth)
+		}
+	}
+}
+
 func TestATornReadNeverPausesATeamUnderALimitItIsBelow(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
 		run  func(ctx context.Context, w *creditWorld, gap *dynamolocal.Interleaver, torn *dynamolocal.StaleRead)
 	}{
-		{"a change's settle reads the limit before another change raised it", func(ctx context.Context, w *creditWorld, gap *dynamolocal.Interleaver, torn *dynamolocal.StaleRead) {
-			w.use("a2", 30, noon)
-			gap.Before(func() {
-				w.use("a3", 25, noon) // 55 used; ingest reads limit 100 and lets the team run
-				torn.Arm(0, teamPK, teamSK, func() { w.setTeamLimit(ctx, lim(100)) })
-			})
-			w.setTeamLimit(ctx, lim(50))
-		}},
-		{"a repeated change reads the limit before another change raised it", func(ctx context.Context, w *creditWorld, _ *dynamolocal.Interleaver, torn *dynamolocal.StaleRead) {
-			w.use("a2", 30, noon)
-			w.setTeamLimit(ctx, lim(50))
-			torn.Arm(0, teamPK, teamSK, func() {
-				w.setTeamLimit(ctx, lim(100))
-				w.use("a3", 25, noon) // 55 used under 100
-			})
-			w.setTeamLimit(ctx, lim(50))
-		}},
 		{"ingest's settle reads the limit before a raise that resumed the team", func(ctx context.Context, w *creditWorld, _ *dynamolocal.Interleaver, torn *dynamolocal.StaleRead) {
 			w.use("a2", 110, noon) // paused at 100
 			// Ingest's first BatchGetItem reads its agents; the second settles.
@@ -320,5 +335,57 @@ func TestATagWriteThatLosesARaceAppliesOnTopOfTheWinner(t *testing.T) {
 		if got := add(tc.kind, tc.id, "second"); got.Err != nil || !slices.Equal(got.Tags, []string{"first", "second"}) {
 			t.Errorf("%s: outcome %+v, want tags [first second]", tc.kind, got)
 		}
+	}
+}
+
+// A daily-usage reset, a limit change and an enable do not starve behind
+// ingest: usage that lands between their read and their write, every time,
+// leaves their decision standing as long as it crosses no limit (a reset
+// subtracts what it read, so the usage counts after it), and they commit at
+// once. The agent's standing after is the one a sequential order gives.
+func TestAgentWritesDoNotStarveBehindIngest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		write     func(ctx context.Context, w *creditWorld) workspace.CreditOutcome
+		wantToday float64 // after the write and one usage of 0.5
+	}{
+		{"a daily-usage reset", func(ctx context.Context, w *creditWorld) workspace.CreditOutcome {
+			return w.store.ResetDailyUsage(ctx, testActor, "ws1", "", []string{"a1"}, noon)[0]
+		}, 0.5},
+		{"a limit change", func(ctx context.Context, w *creditWorld) workspace.CreditOutcome {
+			return w.store.SetAgentLimits(ctx, testActor, "ws1", "", []string{"a1"}, workspace.LimitChange{Daily: workspace.Value(20.0)}, noon)[0]
+		}, 12.5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			gap := &dynamolocal.Interleaver{}
+			w := newCreditWorld(t, gap.Option())
+			w.use("a1", 12, noon) // stopped by its daily limit of 10
+			landed, done := 0, false
+			var ingest func()
+			ingest = func() { // usage before every transaction of the write
+				if done || landed >= 30 {
+					return
+				}
+				landed++
+				w.use("a1", 0.5, noon)
+				gap.Before(ingest)
+			}
+			gap.Before(ingest)
+			out := tc.write(ctx, w)
+			done = true
+			if out.Err != nil || out.Unchanged {
+				t.Fatalf("outcome %+v after %d usage events landed in its way, want it applied", out, landed)
+			}
+			if landed != 1 {
+				t.Errorf("%d usage events landed before it committed, want 1: it decided again on usage that crossed no limit", landed)
+			}
+			if c := w.credit("a1", noon); c.Position.Today != tc.wantToday || !c.Own.IsRunning() {
+				t.Errorf("today %v, state %+v; want %v counted and running", c.Position.Today, c.Own, tc.wantToday)
+			}
+		})
 	}
 }

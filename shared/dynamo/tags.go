@@ -107,21 +107,32 @@ func (s *Store) eachEntity(ctx context.Context, ws string, kind workspace.Taggab
 }
 
 // writeEntity decides and writes the entity read as raw, again on a fresh
-// read after each lost race.
+// read after each lost race (decideAndCommit).
 func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Taggable, scope string, raw item, audit entityAudit, decide entityWrite) entityOutcome {
 	k := key(wsPK(ws), itemKey(raw)[1])
-	for attempt := 0; ; attempt++ {
+	last := entityOutcome{} // the latest decision, reported when the write gives up
+	out, err := decideAndCommit(ctx, func(n int) (entityOutcome, error) {
+		if n > 0 {
+			// The same call as the first read, so the function needs no other.
+			got, err := s.batchGet(ctx, []item{k})
+			if err != nil {
+				return entityOutcome{}, fmt.Errorf("get %s: %w", kind, err)
+			}
+			if raw = got[itemKey(k)]; raw == nil {
+				return entityOutcome{}, nil // removed meanwhile
+			}
+		}
 		var e taggedItem
 		if err := unmarshal(raw, &e); err != nil {
-			return entityOutcome{err: err}
+			return entityOutcome{}, err
 		}
 		if !kind.InScope(e.ID, e.TeamID, scope) {
-			return entityOutcome{}
+			return entityOutcome{}, nil
 		}
 		upd, read, changes, changed, err := decide(e)
-		out := entityOutcome{entity: e, found: true, changed: changed, err: err}
+		last = entityOutcome{entity: e, found: true, changed: changed, err: err}
 		if err != nil || !changed {
-			return out
+			return last, nil
 		}
 		cond := expression.AttributeExists(expression.Name(attrPK)).And(read)
 		if kind == workspace.TaggableAgent && scope != "" {
@@ -129,32 +140,24 @@ func (s *Store) writeEntity(ctx context.Context, ws string, kind workspace.Tagga
 		}
 		change, err := s.update(k, upd, &cond)
 		if err != nil {
-			out.err = err
-			return out
+			return entityOutcome{}, err
 		}
 		entry := workspace.NewAuditEntry(audit.now, audit.by, audit.action, workspace.AuditTarget{Type: audit.target, ID: e.ID}, changes)
 		failed, err := s.transactAudited(ctx, ws, []types.TransactWriteItem{change}, entry)
 		switch {
 		case err != nil:
-			out.err = fmt.Errorf("update %s: %w", kind, err)
-			return out
-		case len(failed) == 0:
-			return out
-		case attempt >= maxReevaluations:
-			out.err = workspace.ErrBusy
-			return out
+			return entityOutcome{}, fmt.Errorf("update %s: %w", kind, err)
+		case len(failed) > 0:
+			return entityOutcome{}, errLost
 		}
-		pauseBeforeReevaluation(ctx, attempt+1)
-		// The same call as the first read, so the function needs no other.
-		got, err := s.batchGet(ctx, []item{k})
-		if err != nil {
-			out.err = fmt.Errorf("get %s: %w", kind, err)
-			return out
-		}
-		if raw = got[itemKey(k)]; raw == nil {
-			return entityOutcome{} // removed meanwhile
-		}
+		return last, nil
+	})
+	if err != nil {
+		// Nothing was written: the entity stands as last read.
+		last.err = err
+		return last
 	}
+	return out
 }
 
 // tagsAre is the condition that an entity's tags are still tags as read (an
@@ -163,6 +166,16 @@ func tagsAre(tags []string) expression.ConditionBuilder {
 	is := expression.Name(attrTags).Equal(expression.Value(listOrEmpty(tags)))
 	if len(tags) == 0 {
 		return is.Or(expression.AttributeNotExists(expression.Name(attrTags)))
+	}
+	return is
+}
+
+// showIs is the condition that an agent's showTokenOptimisationInfo is
+// still show as read (an item written without it reads as false).
+func showIs(show bool) expression.ConditionBuilder {
+	is := expression.Name(attrShowInfo).Equal(expression.Value(show))
+	if !show {
+		return is.Or(expression.AttributeNotExists(expression.Name(attrShowInfo)))
 	}
 	return is
 }
@@ -220,7 +233,7 @@ func (s *Store) SetCreditDetails(ctx context.Context, by workspace.Actor, ws, sc
 	outs, _ := s.eachEntity(ctx, ws, workspace.TaggableAgent, scope, ids, audit, func(e taggedItem) (expression.UpdateBuilder, expression.ConditionBuilder, workspace.Changes, bool, error) {
 		changes := workspace.Changes{"showTokenOptimisationInfo": {From: e.Show, To: show}}
 		return expression.Set(expression.Name(attrShowInfo), expression.Value(show)),
-			expression.Name(attrEntity).Equal(expression.Value(typeAgent)), changes, e.Show != show, nil
+			expression.Name(attrEntity).Equal(expression.Value(typeAgent)).And(showIs(e.Show)), changes, e.Show != show, nil
 	})
 	res := make([]workspace.DisplayOutcome, len(ids))
 	for i, o := range outs {

@@ -94,43 +94,44 @@ func (s *Store) RenameTeam(ctx context.Context, by workspace.Actor, asTeamAdmin 
 	if !workspace.PlausibleID(teamID) {
 		return workspace.ErrTeamNotFound
 	}
-	for attempt := 0; ; attempt++ {
-		pauseBeforeReevaluation(ctx, attempt)
+	_, err := decideAndCommit(ctx, func(int) (struct{}, error) {
 		t, _, err := s.accessibleTeam(ctx, ws, teamID)
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		if t.Name == name {
-			return nil
+			return struct{}{}, nil
 		}
 		items, err := s.renameItems(ws, teamID, t.Name, name)
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		items, admin, err := s.withTeamAdminCheck(asTeamAdmin, items, ws, teamID, by.UserID)
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		entry := workspace.NewAuditEntry(now, by, workspace.ActionTeamRenamed, workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID},
 			workspace.Changes{"name": {From: t.Name, To: name}})
 		failed, err := s.transactAudited(ctx, ws, items, entry)
-		if err != nil {
-			return err
-		}
 		switch {
+		case err != nil:
+			return struct{}{}, err
 		case len(failed) == 0:
-			return nil
+			return struct{}{}, nil
 		case slices.Contains(failed, 1):
-			return workspace.ErrTeamSettingsOff
+			return struct{}{}, workspace.ErrTeamSettingsOff
 		case slices.Contains(failed, admin):
-			return workspace.ErrChangeTeamForbidden
+			return struct{}{}, workspace.ErrChangeTeamForbidden
+		case slices.Contains(failed, 0):
+			// The team was renamed meanwhile (perhaps to this very name,
+			// whose claim then fails too): read it again.
+			return struct{}{}, errLost
 		case slices.Contains(failed, 3):
-			return workspace.ErrDuplicateTeamName
-		case attempt >= maxReevaluations:
-			return workspace.ErrBusy
+			return struct{}{}, workspace.ErrDuplicateTeamName
 		}
-		// The team was renamed meanwhile: read it again.
-	}
+		return struct{}{}, errLost
+	})
+	return err
 }
 
 // withTeamAdminCheck appends to a team change's transaction, when
@@ -213,8 +214,9 @@ func (s *Store) renameItems(ws, teamID, from, to string) ([]types.TransactWriteI
 	return append(items, release, claim), nil
 }
 
-// TeamDetail returns team teamID of ws whole, as of now: one BatchGetItem
-// (the workspace, the team, its state and this month's usage shards), then
+// TeamDetail returns team teamID of ws whole, as of now: one
+// TransactGetItems (the workspace, the team, its state and this month's
+// usage shards, as one snapshot: readTeamStanding), then
 // the Queries of its memberships and its agents (GSI1, keys only), run at
 // once. Errors: workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound.
 func (s *Store) TeamDetail(ctx context.Context, ws, teamID string, now time.Time) (workspace.TeamDetail, error) {
@@ -316,63 +318,68 @@ func (s *Store) setTeamMember(ctx context.Context, by workspace.Actor, asTeamAdm
 	if err := workspace.CheckMembershipIDs(teamID, userID); err != nil {
 		return err
 	}
-	for attempt := 0; ; attempt++ {
-		pauseBeforeReevaluation(ctx, attempt)
-		_, found, err := s.accessibleTeam(ctx, ws, teamID, key(wsPK(ws), memberSK(userID)))
-		if err != nil {
-			return err
-		}
-		m, memberFound, err := decodeAt[memberItem](found, wsPK(ws), memberSK(userID))
-		if err != nil {
-			return err
-		}
-		if !memberFound {
-			return workspace.ErrMemberNotFound
-		}
-		from := workspace.TeamRole(m.Teams[teamID])
-		if asTeamAdmin && userID == by.UserID {
-			// The change of their own membership is conditioned on this
-			// read (withTeamAdminCheck): demoted since the handler read
-			// their role, they may not make it.
-			if err := workspace.CanChangeTeamAsAdmin(from); err != nil {
-				return err
-			}
-		}
-		if from == role {
-			if role == "" {
-				return workspace.ErrNotInTeam // nothing to remove
-			}
-			return nil // nothing changes, nothing is recorded
-		}
-		items, err := s.membershipItems(ws, teamID, userID, from, role)
-		if err != nil {
-			return err
-		}
-		items, admin, err := s.withTeamAdminCheck(asTeamAdmin, items, ws, teamID, by.UserID)
-		if err != nil {
-			return err
-		}
-		action := workspace.ActionTeamMemberSet
-		if role == "" {
-			action = workspace.ActionTeamMemberRemoved
-		}
-		entry := workspace.NewAuditEntry(now, by, action, workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID},
-			workspace.Changes{"members." + userID: {From: roleValue(from), To: roleValue(role)}})
-		failed, err := s.transactAudited(ctx, ws, items, entry)
-		switch {
-		case err != nil:
-			return err
-		case len(failed) == 0:
-			return nil
-		case failed[0] < 2:
-			return []error{workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound}[failed[0]]
-		case slices.Contains(failed, admin):
-			return workspace.ErrChangeTeamForbidden
-		case attempt >= maxReevaluations:
-			return workspace.ErrBusy
-		}
-		// The member left, or their role in the team changed meanwhile: read again.
+	_, err := decideAndCommit(ctx, func(int) (struct{}, error) {
+		return struct{}{}, s.setTeamMemberOnce(ctx, by, asTeamAdmin, ws, teamID, userID, role, now)
+	})
+	return err
+}
+
+// setTeamMemberOnce is one attempt of setTeamMember: errLost when the
+// member's role in the team changed between its read and its write.
+func (s *Store) setTeamMemberOnce(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID, userID string, role workspace.TeamRole, now time.Time) error {
+	_, found, err := s.accessibleTeam(ctx, ws, teamID, key(wsPK(ws), memberSK(userID)))
+	if err != nil {
+		return err
 	}
+	m, memberFound, err := decodeAt[memberItem](found, wsPK(ws), memberSK(userID))
+	if err != nil {
+		return err
+	}
+	if !memberFound {
+		return workspace.ErrMemberNotFound
+	}
+	from := workspace.TeamRole(m.Teams[teamID])
+	if asTeamAdmin && userID == by.UserID {
+		// The change of their own membership is conditioned on this
+		// read (withTeamAdminCheck): demoted since the handler read
+		// their role, they may not make it.
+		if err := workspace.CanChangeTeamAsAdmin(from); err != nil {
+			return err
+		}
+	}
+	if from == role {
+		if role == "" {
+			return workspace.ErrNotInTeam // nothing to remove
+		}
+		return nil // nothing changes, nothing is recorded
+	}
+	items, err := s.membershipItems(ws, teamID, userID, from, role)
+	if err != nil {
+		return err
+	}
+	items, admin, err := s.withTeamAdminCheck(asTeamAdmin, items, ws, teamID, by.UserID)
+	if err != nil {
+		return err
+	}
+	action := workspace.ActionTeamMemberSet
+	if role == "" {
+		action = workspace.ActionTeamMemberRemoved
+	}
+	entry := workspace.NewAuditEntry(now, by, action, workspace.AuditTarget{Type: workspace.TargetTeam, ID: teamID},
+		workspace.Changes{"members." + userID: {From: roleValue(from), To: roleValue(role)}})
+	failed, err := s.transactAudited(ctx, ws, items, entry)
+	switch {
+	case err != nil:
+		return err
+	case len(failed) == 0:
+		return nil
+	case failed[0] < 2:
+		return []error{workspace.ErrTeamSettingsOff, workspace.ErrTeamNotFound}[failed[0]]
+	case slices.Contains(failed, admin):
+		return workspace.ErrChangeTeamForbidden
+	}
+	// The member left, or their role in the team changed meanwhile: read again.
+	return errLost
 }
 
 // membershipItems is a membership change's transaction: checks of team

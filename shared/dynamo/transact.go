@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -146,16 +147,31 @@ func (s *Store) decisionTx(writes []write, premises []premise) ([]types.Transact
 }
 
 // maxTransactAttempts bounds the retries of a transaction that lost a race
-// (TransactionConflict) without failing any of its conditions.
+// (TransactionConflict) without failing any of its conditions, for work
+// without a write deadline (workspace.WriteDeadline); a request's write
+// retries until its deadline instead.
 const maxTransactAttempts = 8
+
+// mayTryAgain reports whether attempt n (counted from 0) of a retried step
+// may start: before ctx's write deadline for a request's write (and the
+// second attempt always, so that a first one slowed past the deadline still
+// gets one look at fresh figures), or while n is below max for work without
+// one (ingest, the scheduler).
+func mayTryAgain(ctx context.Context, n, max int) bool {
+	if deadline, ok := workspace.WriteDeadline(ctx); ok {
+		return n < 2 || time.Now().Before(deadline)
+	}
+	return n < max
+}
 
 // transact runs a write transaction. It returns nil, nil on success, and the
 // indexes of the items whose conditions failed, with a nil error, when it was
 // cancelled for them. A cancellation caused only by concurrent transactions on
 // the same items (TransactionConflict, which real DynamoDB answers where
 // DynamoDB Local queues) or by throttling is retried with backoff, since
-// nothing about the data rules the write out. TransactionInProgressException
-// is left to the SDK's retryer, which already retries it.
+// nothing about the data rules the write out, until mayTryAgain says no
+// (workspace.ErrBusy). TransactionInProgressException is left to the SDK's
+// retryer, which already retries it.
 func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (failed []int, err error) {
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -183,7 +199,7 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (
 			return failed, nil
 		case !conflict:
 			return nil, fmt.Errorf("transaction: %w", err)
-		case attempt+1 >= maxTransactAttempts:
+		case !mayTryAgain(ctx, attempt+1, maxTransactAttempts):
 			return nil, workspace.ErrBusy
 		}
 	}
@@ -222,14 +238,16 @@ func (s *Store) commit(ctx context.Context, ws string, writes []write, premises 
 var errStale = errors.New("running state changed concurrently")
 
 // maxReevaluations bounds how often one decision is taken again after losing
-// a race; each loss means another writer made progress, so the bound is what
-// a burst of writers racing on one item (a team's limit changes and pauses)
-// can take, not a guess at luck.
+// a race, for work without a write deadline (ingest, the scheduler); each
+// loss means another writer made progress, so the bound is what a burst of
+// writers racing on one item (a team's limit changes and pauses) can take,
+// not a guess at luck. A request's write decides again until its deadline
+// (workspace.WriteBudget).
 const maxReevaluations = 24
 
 // reevaluationBackoffCap caps the backoff before a decision is taken again
 // (attempt 4: 40 to 80 ms), so the writers that lost a race spread out without
-// stretching a request toward the gateway's 29 s.
+// stretching a request.
 const reevaluationBackoffCap = 4
 
 // pauseBeforeReevaluation waits a jittered moment before attempt n (n > 0) of
@@ -240,16 +258,27 @@ func pauseBeforeReevaluation(ctx context.Context, attempt int) {
 	}
 }
 
-// afterLostRace is what a decision loop does after attempt's write failed
-// with err: nil to decide again on fresh figures (its condition failed),
-// workspace.ErrBusy once it has lost maxReevaluations races in a row, or err
-// itself for a failure that is not a lost race.
-func afterLostRace(err error, attempt int) error {
-	switch {
-	case !errors.Is(err, errStale):
-		return err
-	case attempt >= maxReevaluations:
-		return workspace.ErrBusy
+// errLost is what an attempt of decideAndCommit returns when its commit's
+// condition failed: what it read changed before it wrote, and it must read
+// and decide again.
+var errLost = errors.New("lost a race: decide again on a fresh read")
+
+// decideAndCommit is the store's one way to decide and write: attempt reads,
+// asks a pure rule of package workspace, and commits with what it read as the
+// transaction's condition. When the commit's condition fails it returns
+// errLost (errStale counts the same), and decideAndCommit pauses a jittered
+// moment and runs it again, on a fresh read; past the request's write
+// deadline (or maxReevaluations attempts for work without one) it returns
+// workspace.ErrBusy. Any other error, or success, ends it.
+func decideAndCommit[T any](ctx context.Context, attempt func(n int) (T, error)) (T, error) {
+	for n := 0; ; n++ {
+		pauseBeforeReevaluation(ctx, n)
+		out, err := attempt(n)
+		if !errors.Is(err, errLost) && !errors.Is(err, errStale) {
+			return out, err
+		}
+		if !mayTryAgain(ctx, n+1, maxReevaluations+1) {
+			return out, workspace.ErrBusy
+		}
 	}
-	return nil
 }

@@ -123,7 +123,10 @@ func (i Idempotency) serve(w http.ResponseWriter, r *http.Request, keys []string
 // run runs next under the claim and keeps its answer, or releases the key
 // when it answers 5xx or panics. The answer reaches the client either way:
 // when it cannot be kept (storage failed), the key stays claimed until its
-// lease ends, and a repeat after that runs again.
+// lease ends. The request's writes mark the record in their transactions
+// (workspace.IdempotencyClaim), so a repeat after the lease runs again only
+// when none of them landed, and otherwise answers
+// workspace.ErrIdempotentAnswerLost.
 func (i Idempotency) run(w http.ResponseWriter, r *http.Request, k workspace.IdempotencyKey, claim string, next http.Handler) {
 	// Keeping or releasing must happen even when the request's deadline
 	// has passed; the storage client bounds each call on its own.
@@ -135,7 +138,7 @@ func (i Idempotency) run(w http.ResponseWriter, r *http.Request, k workspace.Ide
 			panic(p)
 		}
 	}()
-	next.ServeHTTP(rec, r)
+	next.ServeHTTP(rec, r.WithContext(workspace.WithIdempotencyClaim(r.Context(), &workspace.IdempotencyClaim{Key: k, Token: claim})))
 	if rec.status() >= http.StatusInternalServerError {
 		i.release(ctx, r, k, claim)
 		return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/shared/authctx"
 	"github.com/agentplatform/workspaceapi/shared/roundtrip"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 // ProxyHandler is the Lambda handler of an endpoint group: an API Gateway REST
@@ -27,12 +28,17 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 // Every write route takes an Idempotency-Key (idem; ReadOnly for a function
 // that serves no writes), whatever routes the group registers.
 // Every response is then fitted to Lambda's payload limit (fitResponse),
-// and logged as one line (logRequest).
+// and logged as one line (logRequest). A write's context carries its write
+// deadline (workspace.WriteBudget from its arrival).
 func Lambda(h http.Handler, idem Idempotency) ProxyHandler {
 	adapter := httpadapter.New(noStore(idem.wrap(unredirected(h))))
 	return func(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 		start := time.Now()
 		ctx = roundtrip.Start(ctx)
+		if event.HTTPMethod != http.MethodGet && event.HTTPMethod != http.MethodHead {
+			// Retries of lost races stop in time for an answer within about a second.
+			ctx = workspace.WithWriteDeadline(ctx, start.Add(workspace.WriteBudget))
+		}
 		res, err := adapter.ProxyWithContext(ctx, event)
 		if err != nil {
 			logRequest(ctx, event, http.StatusBadGateway, start)

@@ -240,21 +240,42 @@ func show(tags []string) string {
 func TestConcurrentAddsToOneEntityLoseNothing(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
-	done := make(chan int, 10)
+	type added struct {
+		status int
+		tag    string
+		ok     bool
+	}
+	done := make(chan added, 10)
 	for i := range 10 {
 		go func() {
-			done <- env.Do(t, http.MethodPost, memberTags, keyAdmin, fmt.Sprintf(`{"ids": ["u_creator"], "tags": ["c%d"]}`, i)).Status
+			tag := fmt.Sprintf("c%d", i)
+			res := env.Do(t, http.MethodPost, memberTags, keyAdmin, fmt.Sprintf(`{"ids": ["u_creator"], "tags": [%q]}`, tag))
+			var b batch
+			if res.Status == http.StatusOK {
+				res.JSON(t, &b)
+			}
+			done <- added{res.Status, tag, len(b.Results) == 1 && b.Results[0].Success}
 		}()
 	}
+	// An add either lands or fails alone with the busy answer (it kept
+	// losing races within its write deadline); none that succeeded is lost.
+	var want []string
 	for range 10 {
-		if s := <-done; s != 200 {
-			t.Errorf("status %d, want 200", s)
+		a := <-done
+		if a.status != 200 {
+			t.Errorf("status %d, want 200", a.status)
+		}
+		if a.ok {
+			want = append(want, a.tag)
 		}
 	}
 	res := env.Do(t, http.MethodPost, memberTags, keyAdmin, `{"ids": ["u_creator"], "tags": []}`)
 	var b batch
 	res.JSON(t, &b)
-	if got := b.Results[0].Tags; len(got) != 10 {
-		t.Errorf("tags %q after 10 concurrent adds, want all 10 (a lost race is read again, not overwritten)", got)
+	got := b.Results[0].Tags
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("tags %q after concurrent adds that answered success for %q: a lost race is read again, not overwritten", got, want)
 	}
 }

@@ -40,7 +40,8 @@ func DecideStatus(a Agent, sd AgentStanding, disable bool) AgentChange {
 	premises := Premises{}
 	if !disable {
 		after.Own = after.Position.OwnState()
-		premises = Premises{AgentLimits: true, Usage: true}
+		premises = usagePremises(after.Position, after.Own)
+		premises.AgentLimits = true
 	}
 	out.Impact = Impact(sd.Credit.State(), after.State())
 	return AgentChange{Outcome: out, Write: true, SetStatus: true, Disabled: disable, To: after.Own, Premises: premises}

@@ -91,12 +91,35 @@ type Premises struct {
 	AgentLimits bool
 	// TeamLimit: the team's monthly limit is the one read.
 	TeamLimit bool
-	// Usage: the agent's month total and today's counted usage are exactly
-	// the ones read.
-	Usage bool
 	// UsageReaches: this figure has not gone below what was read (usage only
 	// grows, except through a daily-usage reset).
 	UsageReaches UsageFigure
+	// BelowDaily and BelowMonthly (nil: none): a decision that leaves the
+	// agent running holds while today's counted usage stays below
+	// BelowDaily (what a reset clears not counted: TodayCleared) and the
+	// month's total below BelowMonthly, however much usage lands meanwhile.
+	BelowDaily, BelowMonthly *float64
+	// TodayCleared: the write subtracts today's counted usage as read (a
+	// daily-usage reset), which must not have gone below it.
+	TodayCleared bool
+}
+
+// usagePremises are the usage premises of a decision that leaves the
+// agent's own state at to on the position after it, p: running, usage must
+// stay below the limits; held, the figure that holds it must not have gone
+// below what was read. Usage that lands between the read and the write
+// (ingest adds it many times a second) then leaves the decision standing
+// unless it crosses a limit, so such writes do not starve behind ingest; the
+// usage's own settling, which reads after it writes, stops the agent if it
+// does.
+func usagePremises(p CreditPosition, to AgentState) Premises {
+	switch {
+	case to.IsRunning():
+		return Premises{BelowDaily: p.EffectiveDailyLimit(), BelowMonthly: p.MonthlyLimit}
+	case to.Reason == ReasonMonthlyLimit:
+		return Premises{UsageReaches: UsageMonth}
+	}
+	return Premises{UsageReaches: UsageToday}
 }
 
 // StateChange is a decided change of an agent's own running state.
@@ -194,7 +217,7 @@ type AgentChange struct {
 // running state. Limits the change leaves as they are write nothing. The
 // decision rests on the limits it replaces (a change decided on a read from
 // before another change must not write its limits back) and on the usage
-// read.
+// read (usagePremises).
 func DecideLimitChange(a Agent, sd AgentStanding, change LimitChange) AgentChange {
 	daily, monthly, changed := change.Apply(a.DailyCreditLimit, a.MonthlyCreditLimit)
 	after := sd.Credit
@@ -206,15 +229,18 @@ func DecideLimitChange(a Agent, sd AgentStanding, change LimitChange) AgentChang
 		return AgentChange{Outcome: out}
 	}
 	out.Impact = Impact(sd.Credit.State(), after.State())
-	return AgentChange{Outcome: out, Write: true, Daily: daily, Monthly: monthly, To: after.Own,
-		Premises: Premises{AgentLimits: true, Usage: true}}
+	premises := usagePremises(after.Position, after.Own)
+	premises.AgentLimits = true
+	return AgentChange{Outcome: out, Write: true, Daily: daily, Monthly: monthly, To: after.Own, Premises: premises}
 }
 
 // DecideReset is the rule of a daily-usage reset: today's counted usage goes
 // to zero (its spend and the month's usage stay) and the agent's own state is
 // re-evaluated: a daily stop resumes unless another limit holds the agent.
 // An agent with nothing counted today and no state to change writes nothing.
-// The decision rests on the agent's limits and the usage read.
+// The decision rests on the agent's limits and the usage read
+// (usagePremises): the reset subtracts what it read as counted today, so
+// usage that lands meanwhile counts after it.
 func DecideReset(a Agent, sd AgentStanding) AgentChange {
 	after := sd.Credit
 	after.Position.Today = 0
@@ -225,8 +251,9 @@ func DecideReset(a Agent, sd AgentStanding) AgentChange {
 		return AgentChange{Outcome: out}
 	}
 	out.Impact = Impact(sd.Credit.State(), after.State())
-	return AgentChange{Outcome: out, Write: true, ResetToday: true, To: after.Own,
-		Premises: Premises{AgentLimits: true, Usage: true}}
+	premises := usagePremises(after.Position, after.Own)
+	premises.AgentLimits, premises.TodayCleared = true, true
+	return AgentChange{Outcome: out, Write: true, ResetToday: true, To: after.Own, Premises: premises}
 }
 
 // TeamLimitChange is a decided team limit change.

@@ -193,7 +193,6 @@ func set(v float64) workspace.Nullable[float64] { return workspace.Value(v) }
 
 func TestDecideLimitChange(t *testing.T) {
 	agent := workspace.Agent{ID: "a1", Name: "A1", DailyCreditLimit: limit(10), MonthlyCreditLimit: limit(100)}
-	onRead := workspace.Premises{AgentLimits: true, Usage: true}
 	tests := []struct {
 		name        string
 		sd          workspace.AgentStanding
@@ -235,9 +234,9 @@ func TestDecideLimitChange(t *testing.T) {
 				if got.Premises != (workspace.Premises{}) || got.Outcome.Impact != nil {
 					t.Errorf("an unwritten change = %+v, want no premises and no impact", got)
 				}
-			} else if got.To != tc.wantTo || got.Premises != onRead || got.ResetToday ||
+			} else if want := onUsage(tc.wantTo, tc.wantEffDay, tc.wantMonthly, false); got.To != tc.wantTo || !samePremises(got.Premises, want) || got.ResetToday ||
 				!sameLimit(got.Daily, tc.wantDaily) || !sameLimit(got.Monthly, tc.wantMonthly) {
-				t.Errorf("DecideLimitChange() = %+v; want to %+v, limits %v/%v, premises %+v", got, tc.wantTo, tc.wantDaily, tc.wantMonthly, onRead)
+				t.Errorf("DecideLimitChange() = %+v; want to %+v, limits %v/%v, premises %+v", got, tc.wantTo, tc.wantDaily, tc.wantMonthly, want)
 			}
 			if (got.Outcome.Impact == nil) != (tc.wantImpact == nil) || (tc.wantImpact != nil && *got.Outcome.Impact != *tc.wantImpact) {
 				t.Errorf("impact = %v, want %v", got.Outcome.Impact, tc.wantImpact)
@@ -250,9 +249,31 @@ func TestDecideLimitChange(t *testing.T) {
 	}
 }
 
+// onUsage is what an agent change that leaves it at to rests on, besides
+// its limits: running, usage staying below the limits in force (daily,
+// monthly); held, the figure that holds it not going down. cleared: it
+// subtracts today's counted usage (a reset).
+func onUsage(to workspace.AgentState, daily, monthly *float64, cleared bool) workspace.Premises {
+	p := workspace.Premises{AgentLimits: true, TodayCleared: cleared}
+	switch {
+	case to.IsRunning():
+		p.BelowDaily, p.BelowMonthly = daily, monthly
+	case to.Reason == workspace.ReasonMonthlyLimit:
+		p.UsageReaches = workspace.UsageMonth
+	default:
+		p.UsageReaches = workspace.UsageToday
+	}
+	return p
+}
+
+// samePremises compares premises by their limits' values.
+func samePremises(a, b workspace.Premises) bool {
+	return sameLimit(a.BelowDaily, b.BelowDaily) && sameLimit(a.BelowMonthly, b.BelowMonthly) &&
+		a.AgentLimits == b.AgentLimits && a.TeamLimit == b.TeamLimit && a.UsageReaches == b.UsageReaches && a.TodayCleared == b.TodayCleared
+}
+
 func TestDecideReset(t *testing.T) {
 	agent := workspace.Agent{ID: "a1", Name: "A1", DailyCreditLimit: limit(10), MonthlyCreditLimit: limit(100)}
-	onRead := workspace.Premises{AgentLimits: true, Usage: true}
 	tests := []struct {
 		name       string
 		sd         workspace.AgentStanding
@@ -273,8 +294,9 @@ func TestDecideReset(t *testing.T) {
 			if got.Write != tc.wantWrite || got.Outcome.Unchanged == tc.wantWrite {
 				t.Errorf("Write, Unchanged = %v, %v; want %v, %v", got.Write, got.Outcome.Unchanged, tc.wantWrite, !tc.wantWrite)
 			}
-			if tc.wantWrite && (!got.ResetToday || got.To != tc.wantTo || got.Premises != onRead || got.Daily != nil || got.Monthly != nil) {
-				t.Errorf("DecideReset() = %+v; want today reset, to %+v, premises %+v, no new limits", got, tc.wantTo, onRead)
+			want := onUsage(tc.wantTo, limit(10), limit(100), true)
+			if tc.wantWrite && (!got.ResetToday || got.To != tc.wantTo || !samePremises(got.Premises, want) || got.Daily != nil || got.Monthly != nil) {
+				t.Errorf("DecideReset() = %+v; want today reset, to %+v, premises %+v, no new limits", got, tc.wantTo, want)
 			}
 			if (got.Outcome.Impact == nil) != (tc.wantImpact == nil) || (tc.wantImpact != nil && *got.Outcome.Impact != *tc.wantImpact) {
 				t.Errorf("impact = %v, want %v", got.Outcome.Impact, tc.wantImpact)

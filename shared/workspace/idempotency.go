@@ -1,9 +1,11 @@
 package workspace
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"sync"
 	"time"
 )
 
@@ -92,18 +94,76 @@ type IdempotencyRecord struct {
 	// runs.
 	Done   bool
 	Answer IdempotentAnswer
+	// Lost is true when the first request applied writes and died (or
+	// failed to keep its answer) past its lease: nothing is run again.
+	Lost bool
 }
 
 // Repeat returns what a repeat of a request with fingerprint fp gets under a
 // key that holds r: the kept answer, ErrIdempotencyKeyReused when the
-// request differs (whether or not the first one is done), or
-// ErrIdempotencyKeyInUse while the first is running.
+// request differs (whether or not the first one is done),
+// ErrIdempotentAnswerLost when the first applied its writes but its answer
+// was lost, or ErrIdempotencyKeyInUse while the first is running.
 func (r IdempotencyRecord) Repeat(fp string) (IdempotentAnswer, error) {
 	switch {
 	case r.Fingerprint != fp:
 		return IdempotentAnswer{}, ErrIdempotencyKeyReused
+	case r.Lost:
+		return IdempotentAnswer{}, ErrIdempotentAnswerLost
 	case !r.Done:
 		return IdempotentAnswer{}, ErrIdempotencyKeyInUse
 	}
 	return r.Answer, nil
+}
+
+// ErrIdempotentAnswerLost is the 409 of a repeat whose first request applied
+// its writes but whose answer could not be kept (storage failed as it
+// answered) and whose lease has ended: the request is never run again under
+// its key, since its writes stand.
+var ErrIdempotentAnswerLost = Conflict("the request with this Idempotency-Key was applied, but its answer could not be kept; " +
+	"it is not run again: read the current state instead")
+
+// IdempotencyClaim is the claim a running request holds on its
+// Idempotency-Key (the claim token of the record it wrote). Its writes carry
+// a mark on the record in their own transactions (Applying), so a repeat
+// after the lease of a request that died without keeping its answer knows
+// whether its writes landed.
+type IdempotencyClaim struct {
+	Key   IdempotencyKey
+	Token string
+
+	mu     sync.Mutex
+	marked bool
+}
+
+// Applying runs one transaction of the claiming request: write gets mark
+// true (carry the record's mark) until a transaction that carried it
+// committed, and reports whether it did; transactions that carry the mark
+// run one at a time, and the ones after it none, so the concurrent
+// transactions of a batch never meet on the record.
+func (c *IdempotencyClaim) Applying(write func(mark bool) (committed bool)) {
+	c.mu.Lock()
+	if c.marked {
+		c.mu.Unlock()
+		write(false)
+		return
+	}
+	defer c.mu.Unlock()
+	c.marked = write(true)
+}
+
+// idempotencyClaimKey is the context key of a request's claim.
+type idempotencyClaimKey struct{}
+
+// WithIdempotencyClaim returns ctx carrying c, for the writes of the
+// request that holds it.
+func WithIdempotencyClaim(ctx context.Context, c *IdempotencyClaim) context.Context {
+	return context.WithValue(ctx, idempotencyClaimKey{}, c)
+}
+
+// IdempotencyClaimOf returns the claim of the request ctx belongs to, or nil
+// for one sent without an Idempotency-Key (and for work that is no request).
+func IdempotencyClaimOf(ctx context.Context) *IdempotencyClaim {
+	c, _ := ctx.Value(idempotencyClaimKey{}).(*IdempotencyClaim)
+	return c
 }

@@ -79,25 +79,25 @@ func TestDecideStatus(t *testing.T) {
 		{name: "enabling re-evaluates: usage that reached the daily limit while disabled stops it",
 			sd: standing(12, 12, workspace.Running, ""), disabled: true,
 			wantWrite: true, wantTo: stoppedDaily, wantImpact: &stoppedDaily,
-			wantPremises: workspace.Premises{AgentLimits: true, Usage: true}},
+			wantPremises: onUsage(stoppedDaily, limit(10), limit(100), false)},
 		{name: "enabling re-evaluates: a stop its figures no longer call for lifts",
 			sd: standing(2, 2, stoppedDaily, "2026-11-21"), disabled: true,
 			wantWrite: true, wantTo: workspace.Running, wantImpact: &workspace.Running,
-			wantPremises: workspace.Premises{AgentLimits: true, Usage: true}},
+			wantPremises: onUsage(workspace.Running, limit(10), limit(100), false)},
 		{name: "enabling an agent whose team is paused shows it paused",
 			sd: standing(1, 1, workspace.Running, ""), disabled: true, teamPaused: true,
 			wantWrite: true, wantTo: workspace.Running, wantImpact: &pausedTeam,
-			wantPremises: workspace.Premises{AgentLimits: true, Usage: true}},
+			wantPremises: onUsage(workspace.Running, limit(10), limit(100), false)},
 		{name: "enabling over the monthly limit stops it for the month",
 			sd: standing(1, 150, workspace.Running, ""), disabled: true,
 			wantWrite: true, wantTo: stoppedMonthly, wantImpact: &stoppedMonthly,
-			wantPremises: workspace.Premises{AgentLimits: true, Usage: true}},
+			wantPremises: onUsage(stoppedMonthly, limit(10), limit(100), false)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.sd.Credit.Disabled, tc.sd.Credit.TeamPaused = tc.disabled, tc.teamPaused
 			got := workspace.DecideStatus(agent, tc.sd, tc.disable)
-			if got.Write != tc.wantWrite || got.To != tc.wantTo || got.Disabled != tc.disable || !got.SetStatus || got.Premises != tc.wantPremises {
+			if got.Write != tc.wantWrite || got.To != tc.wantTo || got.Disabled != tc.disable || !got.SetStatus || !samePremises(got.Premises, tc.wantPremises) {
 				t.Errorf("got write %v to %+v disabled %v premises %+v, want write %v to %+v disabled %v premises %+v",
 					got.Write, got.To, got.Disabled, got.Premises, tc.wantWrite, tc.wantTo, tc.disable, tc.wantPremises)
 			}

@@ -54,10 +54,12 @@ const (
 // settingFlags are the flags -settings FILE stands for.
 var settingFlags = []string{"name", "seats", "domains", "team-settings", "default-daily-limit"}
 
-// workspaceCreate creates a workspace, its first admin and the admin's API
-// key in one transaction whose every Put is conditional on its item's
-// absence: it fails, writing nothing, when the workspace exists. The key's
-// plaintext is printed once; only its hash is stored.
+// workspaceCreate creates a workspace and its first admin through the
+// provisioning events' code (dynamo.Store.ApplyWorkspaceUpsert and
+// ApplyMemberUpsert, as creations: workspace.Provision.Create), then the
+// admin's API key: three transactions, the first of which fails, writing
+// nothing, when the workspace exists. The key's plaintext is printed once;
+// only its hash is stored.
 func (a *app) workspaceCreate(ctx context.Context, args []string) error {
 	const cmd = "workspace create"
 	fs := newFlagSet(cmd)

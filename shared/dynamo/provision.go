@@ -24,10 +24,13 @@ import (
 // the state read; a lost race is read and decided again. A transaction
 // stays inside the event's workspace.
 //
-// An operator's tool (the fixture loader) may apply entities through these
-// same functions (ApplyWorkspaceUpsert, ApplyMemberUpsert, ApplyAgentUpsert,
-// ...), naming itself in workspace.Provision.By (workspace.Unrecorded
-// records nothing).
+// An operator's tool may apply entities through these same functions
+// (ApplyWorkspaceUpsert, ApplyMemberUpsert, ApplyAgentUpsert, ...), naming
+// itself in workspace.Provision.By (workspace.Unrecorded records nothing);
+// wsadmin workspace create does, with workspace.Provision.Create (a
+// creation at version 0, failing on an entity that exists). The fixture
+// loader asks the same domain rules and writes their entities through the
+// same mapping (EntityItems) with its own conditional Puts.
 
 // Kinds of provisioning records.
 const (

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -429,5 +430,50 @@ func TestProvisioningByAnUnrecordedActorRecordsNothing(t *testing.T) {
 	}
 	if _, err := store.Agent(ctx, "ws_p", "ag"); err != nil {
 		t.Errorf("agent: %v", err)
+	}
+}
+
+// An operator's creation (Provision.Create) writes the entity at version 0,
+// so the platform's first event (version 1) applies over it, and never
+// writes over an entity: a second creation fails and writes nothing, its
+// event's marker included.
+func TestProvisioningACreationCarriesVersionZeroAndNeverWritesOver(t *testing.T) {
+	t.Parallel()
+	store, _ := dynamolocal.NewStore(t)
+	ctx := t.Context()
+	create := workspace.Provision{EventID: "op-1", WorkspaceID: "ws_p", Create: true}
+	if err := store.ApplyWorkspaceUpsert(ctx, create, workspace.WorkspaceFields{Name: sptr("Made"), Seats: sptr(3)}, provNow); err != nil {
+		t.Fatal(err)
+	}
+	create.EventID = "op-2"
+	if err := store.ApplyMemberUpsert(ctx, create, "usr_a", workspace.MemberFields{
+		Email: sptr("a@p.example"), Name: sptr("A"), Role: sptr(workspace.RoleAdmin)}, provNow); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range [][2]string{{"workspace", "ws_p"}, {"member", "usr_a"}} {
+		if rec, err := store.ProvisionedVersion(ctx, "ws_p", kind[0], kind[1]); err != nil || rec.Version != 0 {
+			t.Errorf("%s's provisioning record: %+v, %v; want version 0", kind[0], rec, err)
+		}
+	}
+	if got := platformEntries(t, store); got[workspace.ActionWorkspaceCreated] != 1 || got[workspace.ActionMemberAdded] != 1 {
+		t.Errorf("audit log: %v", got)
+	}
+
+	create.EventID = "op-3"
+	err := store.ApplyWorkspaceUpsert(ctx, create, workspace.WorkspaceFields{Name: sptr("Other"), Seats: sptr(9)}, provNow)
+	if !errors.Is(err, workspace.ErrAlreadyProvisioned) {
+		t.Errorf("a second creation: %v, want ErrAlreadyProvisioned", err)
+	}
+	// Its event id stays unused: a platform event with it would apply.
+	if err := store.ApplyWorkspaceUpsert(ctx, provision("op-3", 1), workspace.WorkspaceFields{Name: sptr("Renamed")}, provNow); err != nil {
+		t.Fatal(err)
+	}
+	addMember(t, store, "m1", "usr_a", 1, workspace.RoleMember)
+	w, err := store.Workspace(ctx, "ws_p")
+	if err != nil || w.Name != "Renamed" || w.Seats != 3 || w.SeatsUsed != 1 {
+		t.Errorf("workspace after the platform's version 1: %+v, %v", w, err)
+	}
+	if m, err := store.Member(ctx, "ws_p", "usr_a"); err != nil || m.Role != workspace.RoleMember {
+		t.Errorf("member after the platform's version 1: %+v, %v", m, err)
 	}
 }

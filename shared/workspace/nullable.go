@@ -41,3 +41,12 @@ func (n *Nullable[T]) DecodeValue() any {
 	*n = Nullable[T]{present: true}
 	return &n.value
 }
+
+// NullIfNil returns a Nullable given *v, or given as null when v is nil: an
+// optional value (a credit limit) as a field that sets it.
+func NullIfNil[T any](v *T) Nullable[T] {
+	if v == nil {
+		return Null[T]()
+	}
+	return Value(*v)
+}

@@ -78,6 +78,32 @@ type Provision struct {
 	// An operator's tool loading a fixture through the same code may pass
 	// Unrecorded.
 	By *Actor
+	// Create makes an upsert a creation only, as an operator's tool makes
+	// one (wsadmin workspace create, the fixture loader): an entity that
+	// exists, or that an event has touched, fails with ErrAlreadyProvisioned
+	// and nothing is written. Such a creation carries version 0, the
+	// version of an entity no event has touched, so the platform's first
+	// event for it (version 1) applies over it.
+	Create bool
+}
+
+// ErrAlreadyProvisioned is the failure of a creation (Provision.Create) of
+// an entity that exists or that an event has touched: a creation never
+// writes over one.
+var ErrAlreadyProvisioned = Conflict("it already exists (or a provisioning event touched it); a creation never writes over it")
+
+// applies reports whether an upsert at p changes an entity that exists or
+// not, whose provisioning record is stored: a newer version does; a
+// creation does when the entity neither exists nor was touched, and fails
+// otherwise.
+func (p Provision) applies(stored Provisioned, exists bool) (bool, error) {
+	if !p.Create {
+		return stored.Newer(p.Version), nil
+	}
+	if exists || stored.Version > 0 {
+		return false, ErrAlreadyProvisioned
+	}
+	return true, nil
 }
 
 // Actor is who the audit log names for p's changes.
@@ -107,8 +133,8 @@ var platform = SystemActor(SystemPlatform)
 // with no seat used. The entry is workspace.created, or workspace.updated
 // with the fields that change (none when nothing does).
 func DecideWorkspace(p Provision, current *Workspace, stored Provisioned, f WorkspaceFields, at time.Time) (after Workspace, entries []AuditEntry, apply bool, err error) {
-	if !stored.Newer(p.Version) {
-		return Workspace{}, nil, false, nil
+	if ok, err := p.applies(stored, current != nil); !ok {
+		return Workspace{}, nil, false, err
 	}
 	target := AuditTarget{Type: TargetWorkspace, ID: p.WorkspaceID}
 	if current == nil {
@@ -212,8 +238,8 @@ var ErrAddressOfOtherMember = Conflict("another member of the workspace has this
 // seats: the platform decides who is a member (a workspace with fewer seats
 // than members keeps them; new invitations then answer 403).
 func DecideMember(p Provision, id string, current *Member, stored Provisioned, f MemberFields, claim EmailClaim, at time.Time) (MemberDecision, error) {
-	if !stored.Newer(p.Version) {
-		return MemberDecision{}, nil
+	if ok, err := p.applies(stored, current != nil); !ok {
+		return MemberDecision{}, err
 	}
 	target := AuditTarget{Type: TargetMember, ID: id}
 	d := MemberDecision{Apply: true}
@@ -434,8 +460,8 @@ type AgentDecision struct {
 // exists. A new agent needs a name; it starts running, without limits or
 // tags, discoverable to the workspace unless the event says otherwise.
 func DecideAgent(p Provision, id string, current *Agent, stored Provisioned, f AgentFields, teamExists bool, at time.Time) (AgentDecision, error) {
-	if !stored.Newer(p.Version) {
-		return AgentDecision{}, nil
+	if ok, err := p.applies(stored, current != nil); !ok {
+		return AgentDecision{}, err
 	}
 	if stored.Removed {
 		return AgentDecision{}, ErrAgentRemoved

@@ -46,6 +46,51 @@ func TestAProvisioningEventAppliesOnlyAboveTheStoredVersion(t *testing.T) {
 	}
 }
 
+// An operator's creation (Provision.Create) makes an entity that neither
+// exists nor was touched by an event, at version 0; it fails, never
+// updating, on one that does or was.
+func TestACreationNeverWritesOverAnEntity(t *testing.T) {
+	create := workspace.Provision{WorkspaceID: "ws", Create: true}
+	ws := &workspace.Workspace{ID: "ws", Name: "Old", Seats: 1}
+	m := &workspace.Member{ID: "u", Email: "u@x.example", Role: workspace.RoleMember}
+	a := &workspace.Agent{ID: "a", Name: "A"}
+	wf := workspace.WorkspaceFields{Name: ptr("New"), Seats: ptr(2)}
+	mf := workspace.MemberFields{Email: ptr("u@x.example"), Name: ptr("N"), Role: ptr(workspace.RoleAdmin)}
+	af := workspace.AgentFields{Name: ptr("B")}
+	for _, tt := range []struct {
+		name   string
+		exists bool
+		stored workspace.Provisioned
+		fails  bool
+	}{
+		{"new", false, workspace.Provisioned{}, false},
+		{"exists", true, workspace.Provisioned{}, true},
+		{"touched by an event", false, workspace.Provisioned{Version: 1, Removed: true}, true},
+	} {
+		cw, cm, ca := ws, m, a
+		if !tt.exists {
+			cw, cm, ca = nil, nil, nil
+		}
+		_, wEntries, wApply, wErr := workspace.DecideWorkspace(create, cw, tt.stored, wf, provAt)
+		md, mErr := workspace.DecideMember(create, "u", cm, tt.stored, mf, workspace.EmailClaim{}, provAt)
+		ad, aErr := workspace.DecideAgent(create, "a", ca, tt.stored, af, false, provAt)
+		for what, got := range map[string]struct {
+			apply bool
+			err   error
+		}{"workspace": {wApply, wErr}, "member": {md.Apply, mErr}, "agent": {ad.Apply, aErr}} {
+			if tt.fails && (got.apply || !errors.Is(got.err, workspace.ErrAlreadyProvisioned)) {
+				t.Errorf("%s: %s: apply %v, err %v; want ErrAlreadyProvisioned", tt.name, what, got.apply, got.err)
+			}
+			if !tt.fails && (!got.apply || got.err != nil) {
+				t.Errorf("%s: %s: apply %v, err %v; want a creation", tt.name, what, got.apply, got.err)
+			}
+		}
+		if !tt.fails && (len(wEntries) != 1 || wEntries[0].Action != workspace.ActionWorkspaceCreated || !md.New || !ad.New) {
+			t.Errorf("%s: entries %+v, member new %v, agent new %v", tt.name, wEntries, md.New, ad.New)
+		}
+	}
+}
+
 func TestWorkspaceUpsert(t *testing.T) {
 	limit := 5.0
 	current := &workspace.Workspace{ID: "ws", Name: "Acme", Seats: 10, SeatsUsed: 4, AllowedEmailDomains: []string{}, DefaultDailyCreditLimit: &limit}

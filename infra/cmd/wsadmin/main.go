@@ -1,8 +1,10 @@
 // Command wsadmin is the operators' tool for the Workspace Administration API's
 // DynamoDB table, on a deployed tenant or on DynamoDB Local: it creates the
 // table, loads fixtures, creates and exports workspaces, and issues, lists,
-// disables, enables and rotates API keys. load-fixture and workspace create
-// never write over an item: each Put is conditional on the item's absence.
+// disables, enables and rotates API keys. load-fixture never writes over an
+// item: each Put is conditional on the item's absence; workspace create makes
+// the workspace and its admin through the provisioning events' code, as
+// creations that fail on an entity that exists.
 // Keys are stored only as hashes; an issued key's plaintext is printed once
 // and never again. It also prints the commands that register a
 // workspace's usage identifier in a stack's usage plan.

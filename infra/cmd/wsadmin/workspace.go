@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentplatform/workspaceapi/infra/fixture"
-	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/jsondoc"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -55,10 +54,12 @@ const (
 // settingFlags are the flags -settings FILE stands for.
 var settingFlags = []string{"name", "seats", "domains", "team-settings", "default-daily-limit"}
 
-// workspaceCreate creates a workspace, its first admin and the admin's API
-// key in one transaction whose every Put is conditional on its item's
-// absence: it fails, writing nothing, when the workspace exists. The key's
-// plaintext is printed once; only its hash is stored.
+// workspaceCreate creates a workspace and its first admin through the
+// provisioning events' code (dynamo.Store.ApplyWorkspaceUpsert and
+// ApplyMemberUpsert, as creations: workspace.Provision.Create), then the
+// admin's API key: three transactions, the first of which fails, writing
+// nothing, when the workspace exists. The key's plaintext is printed once;
+// only its hash is stored.
 func (a *app) workspaceCreate(ctx context.Context, args []string) error {
 	const cmd = "workspace create"
 	fs := newFlagSet(cmd)
@@ -151,11 +152,45 @@ func (a *app) workspaceCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch err := tableops.CreateSnapshot(ctx, store, fixture.Snapshot(w), now); {
-	case errors.Is(err, tableops.ErrWorkspaceExists):
+	// The workspace and its admin are created as the platform's
+	// provisioning events create them, as creations (version 0, so the
+	// platform's first events apply over them) recorded by the platform
+	// actor: the audit log has no operator actor.
+	newEvent := func() (workspace.Provision, error) {
+		eventID, err := workspace.SortableIDs{}.NewID(operatorEventPrefix)
+		return workspace.Provision{EventID: eventID, WorkspaceID: *id, Create: true}, err
+	}
+	p, err := newEvent()
+	if err != nil {
+		return fmt.Errorf("new event id: %w", err)
+	}
+	err = store.ApplyWorkspaceUpsert(ctx, p, workspace.WorkspaceFields{
+		Name: &s.Name, Seats: &s.Seats, TeamSettingsEnabled: &s.TeamSettingsEnabled, AllowedEmailDomains: &s.AllowedEmailDomains,
+		DefaultDailyCreditLimit: workspace.NullIfNil(s.DefaultDailyCreditLimit),
+	}, now)
+	switch {
+	case errors.Is(err, workspace.ErrAlreadyProvisioned):
 		return fmt.Errorf("workspace %s already exists in table %s; nothing was written", *id, a.table)
 	case err != nil:
-		return err
+		return fmt.Errorf("create workspace %s: %w", *id, err)
+	}
+	admin := w.Members[0]
+	role, joined := workspace.RoleAdmin, now
+	if p, err = newEvent(); err != nil {
+		return fmt.Errorf("new event id: %w", err)
+	}
+	if err := store.ApplyMemberUpsert(ctx, p, admin.ID, workspace.MemberFields{
+		Email: &admin.Email, Name: &admin.Name, Role: &role, JoinedAt: &joined,
+	}, now); err != nil {
+		return fmt.Errorf("workspace %s was created, its admin %s was not: %w; add the admin with a member.upserted event", *id, admin.ID, err)
+	}
+	key := workspace.APIKey{
+		ID: keyID, Hash: workspace.HashKey(plaintext), Name: *keyName, WorkspaceID: *id, UserID: admin.ID,
+		Scopes:    []workspace.Scope{workspace.ScopeRead, workspace.ScopeWrite, workspace.ScopeInvite},
+		CreatedAt: now, ExpiresAt: &expires,
+	}
+	if err := store.CreateAPIKey(ctx, workspace.PlatformActor(), key, now); err != nil {
+		return fmt.Errorf("workspace %s and its admin %s were created, the admin's key was not: %w; issue one with wsadmin keys issue", *id, admin.ID, err)
 	}
 	fmt.Fprintf(a.stdout, "workspace: %s\nadmin: %s\nid: %s\nkey: %s\n", *id, *adminID, keyID, plaintext)
 	fmt.Fprintf(a.stderr, "Created workspace %s (%q, %d seats) with admin %s and the admin's key %s (read, write, invite; expires %s).\n"+
@@ -186,6 +221,10 @@ func readSettings(path string) (settings, error) {
 	}
 	return s, nil
 }
+
+// operatorEventPrefix begins the event ids of wsadmin's creations: each
+// is new, so a creation is never taken for an earlier delivery.
+const operatorEventPrefix = "wsadmin_"
 
 // splitList splits a comma-separated list; empty parts are dropped.
 func splitList(s string) []string {

@@ -273,6 +273,27 @@ func TestWorkspaceCreateThenExportRoundTripsThroughLoadFixture(t *testing.T) {
 		t.Errorf("admin member = %+v, %v", m, err)
 	}
 
+	// The workspace and its admin are created as the platform's
+	// provisioning events create them, at version 0, recorded by the
+	// platform actor (the audit log has no operator actor).
+	entries, _, err := live.AuditPage(ctx, "ws_new", workspace.AuditFilter{}, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions := map[workspace.AuditAction]bool{}
+	for _, e := range entries {
+		if e.Actor != workspace.PlatformActor() {
+			t.Errorf("entry %s by %+v, want the platform", e.Action, e.Actor)
+		}
+		actions[e.Action] = true
+	}
+	if len(entries) != 3 || !actions[workspace.ActionWorkspaceCreated] || !actions[workspace.ActionMemberAdded] || !actions[workspace.ActionKeyCreated] {
+		t.Errorf("audit log: %v, want workspace.created, member.added and key.created", actions)
+	}
+	if rec, err := live.ProvisionedVersion(ctx, "ws_new", "workspace", "ws_new"); err != nil || rec.Version != 0 {
+		t.Errorf("the workspace's provisioning record: %+v, %v; want version 0", rec, err)
+	}
+
 	// Create refuses an existing workspace, and writes nothing.
 	snap, err := tableops.ScanItems(ctx, live)
 	if err != nil {

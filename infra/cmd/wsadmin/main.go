@@ -178,12 +178,19 @@ func noArgs(fs *flag.FlagSet) error {
 	return nil
 }
 
+// operatorBounds are wsadmin's storage bounds. The API's (dynamo.ProductionBounds)
+// are sized to answer within API Gateway's wait; an operator's load, export or
+// migration has no such wait, and a batch read of a whole fixture's items can
+// take longer than 1.5 s on a busy table or a loaded machine. A call still
+// ends: nothing waits forever.
+var operatorBounds = dynamo.Bounds{Attempt: 15 * time.Second, Call: 60 * time.Second}
+
 // client returns a DynamoDB client for the global flags; it needs a table name.
 func (a *app) client(ctx context.Context) (*dynamodb.Client, error) {
 	if a.table == "" {
 		return nil, usagef("no table: give -table NAME or set TABLE_NAME")
 	}
-	var opts []func(*dynamodb.Options)
+	opts := []func(*dynamodb.Options){dynamo.WithBounds(operatorBounds)}
 	if a.region != "" {
 		region := a.region
 		opts = append(opts, func(o *dynamodb.Options) { o.Region = region })

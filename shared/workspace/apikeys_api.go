@@ -46,10 +46,9 @@ func CanManageKeys(c Caller) error {
 	return nil
 }
 
-// KeyName returns raw trimmed, or a KindInvalid error unless it is a
-// display name (1 to MaxKeyNameLength characters, nothing invisible or
-// key-shaped).
-func KeyName(raw string) (string, error) { return displayName(raw, MaxKeyNameLength, "key names") }
+// KeyName returns raw trimmed, or a KindInvalid error unless it is
+// DisplayText of 1 to MaxKeyNameLength characters.
+func KeyName(raw string) (string, error) { return DisplayText("name", raw, MaxKeyNameLength) }
 
 // KeyRequest is the body of POST /workspaceapi/keys.
 type KeyRequest struct {

@@ -132,8 +132,9 @@ func QueryBool(r *http.Request, name string) (v, set bool, err error) {
 
 // QueryMonth reads the query parameter name as a UTC calendar month
 // "YYYY-MM" and returns its first instant; set is false when it is absent.
-// Anything else ("march", "2026-13", "2026-1", a date) is a KindInvalid
-// error naming the parameter.
+// Anything else ("march", "2026-13", "2026-1", a date, a year outside 1970
+// to 9999: workspace.InAPIYears) is a KindInvalid error naming the
+// parameter.
 func QueryMonth(r *http.Request, name string) (month time.Time, set bool, err error) {
 	s, set, err := queryValue(r, name)
 	if err != nil || !set {
@@ -143,7 +144,7 @@ func QueryMonth(r *http.Request, name string) (month time.Time, set bool, err er
 	if len(s) != len(monthLayout) || err != nil {
 		return time.Time{}, false, workspace.Invalid("%s must be a month written YYYY-MM", name)
 	}
-	return m.UTC(), true, nil
+	return inYears(name, m)
 }
 
 // monthLayout is how a month is written in a query: "2026-11".

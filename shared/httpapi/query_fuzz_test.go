@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -281,6 +282,19 @@ func FuzzQueryString(f *testing.F) {
 	})
 }
 
+// testCursorSecret is the cursor key of these tests.
+var testCursorSecret = []byte("0123456789abcdef0123456789abcdef")
+
+// staticCursorKey is a cursor key source that always has testCursorSecret.
+type staticCursorKey struct{}
+
+func (staticCursorKey) CursorKey(context.Context) ([]byte, error) { return testCursorSecret, nil }
+
+var (
+	testCursorKey = httpapi.NewCursorKey(testCursorSecret)
+	testCursors   = httpapi.NewCursors(staticCursorKey{})
+)
+
 const cursorRefusal = "cursor is not a cursor this API returned for this list: keep the filters of the page that returned it"
 
 var cursorSeeds = []string{
@@ -310,7 +324,7 @@ func checkCursor(t *testing.T, r *http.Request, id string, err error) {
 		if len(vals) != 1 || !workspace.PlausibleID(id) {
 			t.Fatalf("query %q: accepted, as %q", r.URL.RawQuery, id)
 		}
-		again, err := httpapi.QueryCursor(queryRequest("cursor=" + httpapi.EncodeCursor(queryRequest(""), id)))
+		again, err := testCursorKey.Query(queryRequest("cursor=" + testCursorKey.Encode(queryRequest(""), id)))
 		if again != id || err != nil {
 			t.Fatalf("query %q: %q, whose own cursor reads %q, %v", r.URL.RawQuery, id, again, err)
 		}
@@ -325,7 +339,7 @@ func FuzzQueryCursor(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := queryRequest(raw)
-		id, err := httpapi.QueryCursor(r)
+		id, err := testCursorKey.Query(r)
 		checkCursor(t, r, id, err)
 	})
 }
@@ -339,7 +353,7 @@ func FuzzQueryPage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string, def int) {
 		r := queryRequest(raw)
-		limit, after, err := httpapi.QueryPage(r, def)
+		limit, after, _, err := testCursors.QueryPage(r, def)
 		limits := param(r, "limit")
 		n, lerr := 0, error(nil)
 		if len(limits) > 0 {
@@ -376,13 +390,13 @@ func FuzzCursorRoundTrip(f *testing.F) {
 		f.Add(id)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		cursor := httpapi.EncodeCursor(queryRequest(""), id)
+		cursor := testCursorKey.Encode(queryRequest(""), id)
 		if strings.ContainsFunc(cursor, func(c rune) bool {
 			return !(c == '-' || c == '_' || c < unicode.MaxASCII && (unicode.IsLetter(c) || unicode.IsDigit(c)))
 		}) {
 			t.Fatalf("the cursor %q of %q needs escaping", cursor, id)
 		}
-		got, err := httpapi.QueryCursor(queryRequest("cursor=" + cursor))
+		got, err := testCursorKey.Query(queryRequest("cursor=" + cursor))
 		if !workspace.PlausibleID(id) {
 			if got != "" || workspace.KindOf(err) != workspace.KindInvalid {
 				t.Fatalf("the cursor of the implausible id %q reads %q, %v", id, got, err)
@@ -396,7 +410,7 @@ func FuzzCursorRoundTrip(f *testing.F) {
 			return // no stored id has one: the key guard may see a key in such a cursor
 		}
 		w := httptest.NewRecorder()
-		httpapi.WritePage(w, queryRequest(""), "items", []string{id}, true, func(s string) string { return s })
+		httpapi.WritePage(w, queryRequest(""), testCursorKey, "items", []string{id}, true, func(s string) string { return s })
 		var page struct {
 			Items      []string `json:"items"`
 			NextCursor *string  `json:"nextCursor"`
@@ -407,7 +421,7 @@ func FuzzCursorRoundTrip(f *testing.F) {
 		if *page.NextCursor != cursor {
 			t.Fatalf("WritePage of %q: nextCursor %q, want %q", id, *page.NextCursor, cursor)
 		}
-		limit, after, err := httpapi.QueryPage(queryRequest(url.Values{"limit": {"1"}, "cursor": {*page.NextCursor}}.Encode()), 0)
+		limit, after, _, err := testCursors.QueryPage(queryRequest(url.Values{"limit": {"1"}, "cursor": {*page.NextCursor}}.Encode()), 0)
 		if limit != 1 || after != id || err != nil {
 			t.Fatalf("the next page after %q: limit %d, after %q, %v", id, limit, after, err)
 		}

@@ -340,7 +340,7 @@ func TestValidateResponse(t *testing.T) {
 		{
 			name: "201 without required email", method: http.MethodPost,
 			target: "/workspaceapi/invites", status: 201, header: jsonHeader(),
-			body: withoutField(t, validInvitation, "email"), wantErr: "missing property 'email'",
+			body: withoutField(t, validInvitation, "email"), wantErr: `property "email" is missing`,
 		},
 		{
 			name: "201 with an unknown type", method: http.MethodPost,
@@ -427,7 +427,7 @@ func TestValidateResponse(t *testing.T) {
 			name: "batch result with a non-integer summary", method: http.MethodDelete,
 			target: "/workspaceapi/invites", status: 200, header: jsonHeader(),
 			body:    `{"results": [], "summary": {"total": 1.5, "succeeded": 1, "failed": 0, "unchanged": 0}}`,
-			wantErr: "/summary/total",
+			wantErr: `doesn't match any schema from "anyOf"`,
 		},
 	}
 	for _, tt := range tests {

@@ -113,6 +113,41 @@ func TestProxyEventOptionalParts(t *testing.T) {
 	}
 }
 
+// A semicolon in a query string splits it as an ampersand does, as API
+// Gateway's REST APIs document; no pair that holds one is dropped.
+func TestQuerySemicolonSplitsAsTheGatewayDoes(t *testing.T) {
+	tests := []struct {
+		target string
+		want   map[string][]string
+	}{
+		{"/workspaceapi/invites?a=1;b=2", map[string][]string{"a": {"1"}, "b": {"2"}}},
+		{"/workspaceapi/invites?cursor=x;y&limit=5", map[string][]string{"cursor": {"x"}, "y": {""}, "limit": {"5"}}},
+		{"/workspaceapi/invites?tag=a%3Bb", map[string][]string{"tag": {"a;b"}}},
+		{"/workspaceapi/invites?a=1;a=2", map[string][]string{"a": {"1", "2"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.target, func(t *testing.T) {
+			fn := &proxyFunc{}
+			g := newGateway(t, loadTemplate(t), map[string]lambda.Handler{
+				"AuthorizerFunction": allowAll().handler(), "InvitesFunction": fn.handler(),
+			}, localgw.Options{})
+			send(t, g, "POST", tc.target, "", withKey())
+			got := fn.last.MultiValueQueryStringParameters
+			if len(got) != len(tc.want) {
+				t.Fatalf("multiValueQueryStringParameters: got %q, want %q", got, tc.want)
+			}
+			for k, vs := range tc.want {
+				if !slices.Equal(got[k], vs) {
+					t.Errorf("multiValueQueryStringParameters[%q]: got %q, want %q", k, got[k], vs)
+				}
+				if last := fn.last.QueryStringParameters[k]; last != vs[len(vs)-1] {
+					t.Errorf("queryStringParameters[%q]: got %q, want %q", k, last, vs[len(vs)-1])
+				}
+			}
+		})
+	}
+}
+
 func TestProxyResponseIsWritten(t *testing.T) {
 	tests := []struct {
 		name       string

@@ -72,6 +72,16 @@ func (f *function) acquire() lambda.Handler {
 	return f.newHandler()
 }
 
+// Prewarm starts one execution environment of every function before any
+// request, as Lambda's init phase runs before an invocation: what a
+// function does at its cold start (its wiring's reads) is then no
+// request's cost.
+func (g *Gateway) Prewarm() {
+	for _, fn := range g.functions {
+		fn.release(fn.newHandler())
+	}
+}
+
 // release returns an environment to the idle ones.
 func (f *function) release(h lambda.Handler) {
 	f.mu.Lock()

@@ -76,11 +76,22 @@ func (g *Gateway) newRequest(r *http.Request, id, rawPath string, rt *route, par
 	req.header.Set("X-Forwarded-Port", port)
 
 	req.headers, req.multiValueHeaders = singleAndMulti(req.header)
-	req.query, _ = url.ParseQuery(r.URL.RawQuery) // keeps what parses, as API Gateway does
+	req.query = gatewayQuery(r.URL.RawQuery)
 	if len(req.query) > 0 {
 		req.queryStringParameters, req.multiValueQueryStringParameters = singleAndMulti(req.query)
 	}
 	return req
+}
+
+// gatewayQuery splits a raw query string into its parameters as API
+// Gateway's REST APIs do: a plain semicolon separates pairs just as an
+// ampersand does (API Gateway's documented known issue: ";" in a query
+// string "results in the data being split"), so "a=1;b=2" is a=1 and b=2
+// and no pair that holds one is lost. A pair whose percent-escapes do not
+// decode is left out, the rest kept.
+func gatewayQuery(raw string) url.Values {
+	q, _ := url.ParseQuery(strings.ReplaceAll(raw, ";", "&")) // Go drops ";" pairs; the gateway splits at them
+	return q
 }
 
 // singleAndMulti returns API Gateway's two views of a multi-valued map: the

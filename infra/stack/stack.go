@@ -4,6 +4,8 @@
 package stack
 
 import (
+	"slices"
+
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/agentplatform/workspaceapi/infra/localgw"
@@ -123,9 +125,10 @@ func Functions(d Deps) map[string]localgw.Factory {
 }
 
 // GatewayOptions are the local gateway's options for the stack: o, with the
-// routes that revoke or disable a key flushing the authorizer cache, so that
-// such a key stops working at once locally (in AWS, within the cache's TTL).
+// routes that revoke or disable a key, or take its owner out of its team,
+// flushing the authorizer cache, so that such a key stops working at once
+// locally (in AWS, within the cache's TTL).
 func GatewayOptions(o localgw.Options) localgw.Options {
-	o.FlushAuthorizerCacheOn = keys.CredentialRoutes
+	o.FlushAuthorizerCacheOn = slices.Concat(keys.CredentialRoutes, teams.CredentialRoutes)
 	return o
 }

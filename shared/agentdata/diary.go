@@ -9,12 +9,6 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// Bounds of the diary's year parameter (month is 1–12; docs/agent-data.md, Diary).
-const (
-	minDiaryYear = 1970
-	maxDiaryYear = 9999
-)
-
 // diaryEntry is a diary entry as GET .../diary answers it: the entry as an
 // event brings it in, and the agent it belongs to, which an event carries
 // in its head.
@@ -45,7 +39,7 @@ var (
 // today). Entries are oldest first.
 func diary(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		year, yearSet, err := httpapi.QueryInt(r, "year", minDiaryYear, maxDiaryYear)
+		year, yearSet, err := httpapi.QueryInt(r, "year", workspace.MinYear, workspace.MaxYear)
 		var month int
 		var monthSet, dateSet, convSet bool
 		var date time.Time

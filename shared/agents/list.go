@@ -12,7 +12,7 @@ import (
 // its team's), and the cursor of the next page or null after the last. With
 // includeOverview=true each carries its credit overview. A page costs one
 // Query, and with overviews one BatchGetItem per 100 keys of their standings.
-func listAgents(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+func listAgents(store Store, clock workspace.Clock, cursors *httpapi.Cursors) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeRead)
 		if err != nil {
@@ -22,7 +22,7 @@ func listAgents(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		limit, after, err := httpapi.QueryPage(r, httpapi.DefaultPageLimit)
+		limit, after, key, err := cursors.QueryPage(r, httpapi.DefaultPageLimit)
 		if err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func listAgents(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 				list[i].Overview = NewOverview(a, credits[a.ID])
 			}
 		}
-		httpapi.WritePage(w, r, "agents", list, more, func(a Resource) string { return a.ID })
+		httpapi.WritePage(w, r, key, "agents", list, more, func(a Resource) string { return a.ID })
 		return nil
 	}
 }

@@ -22,12 +22,14 @@ type Store interface {
 type Deps struct {
 	Store Store
 	Clock workspace.Clock
+	// Cursors makes and reads the list's cursors.
+	Cursors *httpapi.Cursors
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
 func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
-	mux.Handle("GET /workspaceapi/agents", listAgents(d.Store, d.Clock))
+	mux.Handle("GET /workspaceapi/agents", listAgents(d.Store, d.Clock, d.Cursors))
 	return mux
 }
 

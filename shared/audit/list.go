@@ -66,7 +66,7 @@ type page struct {
 // actorKeyId and the half-open period [since, until). Workspace admins only;
 // team-scoped keys are refused. A page is one Query, whatever the log's size
 // (dynamo.Store.AuditPage), and every parameter is checked before it.
-func listEntries(store Store) httpapi.HandlerFunc {
+func listEntries(store Store, cursors *httpapi.Cursors) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeRead)
 		if err != nil {
@@ -75,7 +75,7 @@ func listEntries(store Store) httpapi.HandlerFunc {
 		if err := workspace.CanReadAuditLog(caller); err != nil {
 			return err
 		}
-		limit, cursor, err := httpapi.QueryPage(r, httpapi.DefaultPageLimit)
+		limit, cursor, key, err := cursors.QueryPage(r, httpapi.DefaultPageLimit)
 		if err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func listEntries(store Store) httpapi.HandlerFunc {
 			out.Entries[i] = NewEntry(e)
 		}
 		if next != "" {
-			c := httpapi.EncodeCursor(r, next)
+			c := key.Encode(r, next)
 			out.NextCursor = &c
 		}
 		httpapi.JSON(w, http.StatusOK, out)

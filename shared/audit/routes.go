@@ -21,12 +21,14 @@ type Store interface {
 // Deps are the group's dependencies.
 type Deps struct {
 	Store Store
+	// Cursors makes and reads the list's cursors.
+	Cursors *httpapi.Cursors
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
 func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
-	mux.Handle("GET /workspaceapi/audit-log", listEntries(d.Store))
+	mux.Handle("GET /workspaceapi/audit-log", listEntries(d.Store, d.Cursors))
 	return mux
 }
 

@@ -19,6 +19,9 @@ const (
 	Role        = "role"
 	Scopes      = "scopes" // space-separated
 	TeamID      = "teamId" // empty for workspace-wide keys
+	// KeyExpiresAt is when the caller's key expires (workspace.TimeFormat);
+	// empty for a key that never expires.
+	KeyExpiresAt = "keyExpiresAt"
 )
 
 // Encode returns the authorizer context that describes c. API Gateway allows
@@ -28,15 +31,21 @@ func Encode(c workspace.Caller) map[string]any {
 	for i, s := range c.Scopes {
 		scopes[i] = string(s)
 	}
+	var expires string
+	if c.ExpiresAt != nil {
+		expires = workspace.FormatTime(*c.ExpiresAt)
+	}
 	return map[string]any{
 		WorkspaceID: c.WorkspaceID, KeyID: c.KeyID, UserID: c.UserID,
 		Role: string(c.Role), Scopes: strings.Join(scopes, " "), TeamID: c.TeamID,
+		KeyExpiresAt: expires,
 	}
 }
 
 // Decode reads the caller from an authorizer context as the gateway delivers
 // it; ok is false when the context names no workspace or user (the request did
-// not pass the key authorizer).
+// not pass the key authorizer), or a key expiry that is no timestamp (fail
+// closed: it bounds what the key may make).
 func Decode(ctx map[string]any) (c workspace.Caller, ok bool) {
 	get := func(k string) string {
 		if v, ok := ctx[k]; ok && v != nil {
@@ -50,6 +59,13 @@ func Decode(ctx map[string]any) (c workspace.Caller, ok bool) {
 	}
 	for _, s := range strings.Fields(get(Scopes)) {
 		c.Scopes = append(c.Scopes, workspace.Scope(s))
+	}
+	if exp := get(KeyExpiresAt); exp != "" {
+		t, err := workspace.ParseTime(KeyExpiresAt, exp)
+		if err != nil {
+			return workspace.Caller{}, false
+		}
+		c.ExpiresAt = &t
 	}
 	if c.WorkspaceID == "" || c.UserID == "" {
 		return workspace.Caller{}, false

@@ -39,8 +39,11 @@ const touchTimeout = 200 * time.Millisecond
 type Handler func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
 
 // New returns the authorizer. It answers ErrUnauthorized, before reading
-// anything, for a missing, malformed or repeated Authorization header, and for an unknown, expired or disabled key or one whose
-// owner left the workspace; it returns other errors (API Gateway answers 500)
+// anything, for a missing, malformed or repeated Authorization header, and
+// for an unknown, expired or disabled key, one whose owner left the
+// workspace, or a team-scoped key whose owner may no longer act for its team
+// (workspace.APIKey.OwnerMayUse, read from the owner's member item, which
+// holds their teams: no read more); it returns other errors (API Gateway answers 500)
 // when the store fails. An allowed request's response names the workspace's
 // usage identifier (workspace.UsageIdentifier), without which API Gateway
 // refuses the request, since every method requires an API key.
@@ -85,9 +88,13 @@ func New(store KeyStore, clock workspace.Clock) Handler {
 		if err != nil {
 			return events.APIGatewayCustomAuthorizerResponse{}, fmt.Errorf("read key owner: %w", err)
 		}
+		if !key.OwnerMayUse(owner) {
+			slog.InfoContext(ctx, "refused team-scoped API key whose owner left the team", "keyId", key.ID, "workspaceId", key.WorkspaceID, "teamId", key.TeamID)
+			return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+		}
 		caller := workspace.Caller{
 			WorkspaceID: key.WorkspaceID, KeyID: key.ID, UserID: key.UserID,
-			Role: owner.Role, Scopes: key.Scopes, TeamID: key.TeamID,
+			Role: owner.Role, Scopes: key.Scopes, TeamID: key.TeamID, ExpiresAt: key.ExpiresAt,
 		}
 		return events.APIGatewayCustomAuthorizerResponse{
 			PrincipalID:    key.UserID,

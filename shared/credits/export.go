@@ -49,6 +49,7 @@ type exportQuery struct {
 	start    exportPos
 	csv      bool
 	binding  string // what its cursors are bound to (httpapi.CursorBinding)
+	key      httpapi.CursorKey
 }
 
 // exportPos is where a page starts: the rows of day whose group id sorts
@@ -63,13 +64,17 @@ type exportPos struct {
 // pages of rows ordered by date and then id. A team-scoped key sees its
 // team's agents, or its team, only. The query is checked before anything is
 // read.
-func usageExport(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+func usageExport(store Store, clock workspace.Clock, cursors *httpapi.Cursors) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeRead)
 		if err != nil {
 			return err
 		}
-		q, err := parseExportQuery(r, clock.Now())
+		key, err := cursors.Key(r.Context())
+		if err != nil {
+			return err
+		}
+		q, err := parseExportQuery(r, clock.Now(), key)
 		if err != nil {
 			return err
 		}
@@ -98,9 +103,9 @@ func usageExport(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 
 // parseExportQuery checks the query at now: from and to (YYYY-MM-DD; to
 // defaults to today, from to the 30 days ending with to), groupBy, limit,
-// cursor, and the Accept header.
-func parseExportQuery(r *http.Request, now time.Time) (exportQuery, error) {
-	q := exportQuery{groupBy: workspace.GroupByAgent, limit: maxExportLimit, csv: acceptsCSV(r)}
+// cursor (checked with key), and the Accept header.
+func parseExportQuery(r *http.Request, now time.Time, key httpapi.CursorKey) (exportQuery, error) {
+	q := exportQuery{groupBy: workspace.GroupByAgent, limit: maxExportLimit, csv: acceptsCSV(r), key: key}
 	y, m, d := now.UTC().Date()
 	today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	to, set, err := httpapi.QueryDate(r, "to")
@@ -147,11 +152,11 @@ func parseExportQuery(r *http.Request, now time.Time) (exportQuery, error) {
 var errExportCursor = workspace.Invalid("cursor is not a cursor this API returned for this export")
 
 // encodeExportCursor makes the cursor of q's page after row: its grouping,
-// its date and its id, bound to q's listing (httpapi.BindCursor), so that a
+// its date and its id, bound to q's listing (httpapi.CursorKey.Bind), so that a
 // cursor of another grouping, period, query or workspace is refused rather
 // than misread.
 func encodeExportCursor(q exportQuery, row workspace.ExportRow) string {
-	return httpapi.BindCursor(q.binding, string(q.groupBy)+"|"+row.Date+"|"+row.ID)
+	return q.key.Bind(q.binding, string(q.groupBy)+"|"+row.Date+"|"+row.ID)
 }
 
 // encodePosCursor is the cursor of q's page that starts at pos.
@@ -162,7 +167,7 @@ func encodePosCursor(q exportQuery, pos exportPos) string {
 // decodeExportCursor reads a cursor of q's listing whose day lies in q's
 // period.
 func decodeExportCursor(c string, q exportQuery) (exportPos, error) {
-	raw, ok := httpapi.UnbindCursor(q.binding, c)
+	raw, ok := q.key.Unbind(q.binding, c)
 	if !ok || len(raw) > len(q.groupBy)+len(time.DateOnly)+2+workspace.MaxIDLength {
 		return exportPos{}, errExportCursor
 	}

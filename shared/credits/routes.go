@@ -40,6 +40,8 @@ type Deps struct {
 	Clock workspace.Clock
 	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
 	Idempotency httpapi.Idempotency
+	// Cursors makes and reads the usage export's cursors.
+	Cursors *httpapi.Cursors
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
@@ -50,7 +52,7 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("POST /workspaceapi/agents/status", setAgentStatus(d.Store, d.Clock))
 	mux.Handle("PUT /workspaceapi/teams/{teamId}/credit-limit", setTeamLimit(d.Store, d.Clock))
 	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
-	mux.Handle("GET /workspaceapi/credits/export", usageExport(d.Store, d.Clock))
+	mux.Handle("GET /workspaceapi/credits/export", usageExport(d.Store, d.Clock, d.Cursors))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/usage", agentUsage(d.Store, d.Clock))
 	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store, d.Clock))
 	return mux

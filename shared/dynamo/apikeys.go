@@ -261,7 +261,8 @@ func (s *Store) APIKeys(ctx context.Context, ws string) ([]workspace.APIKey, err
 // nothing, one transaction of the key's Update (conditioned on the key still
 // being ws's keyID with the name and disabled flag read) and its key.updated
 // entry (by, at now); read again after a lost race. ErrAPIKeyNotFound when
-// there is no such key (another workspace's id included).
+// there is no such key (another workspace's id included); ch.Permits's
+// error when ch's caller may not change the key as read.
 func (s *Store) UpdateAPIKey(ctx context.Context, by workspace.Actor, ws, keyID string, ch workspace.KeyChange, now time.Time) (workspace.APIKey, error) {
 	ref, err := s.keyRef(ctx, ws, keyID)
 	if err != nil {
@@ -277,6 +278,9 @@ func (s *Store) UpdateAPIKey(ctx context.Context, by workspace.Actor, ws, keyID 
 			return workspace.APIKey{}, workspace.ErrAPIKeyNotFound
 		}
 		before := it.domain()
+		if err := ch.Permits(before); err != nil {
+			return workspace.APIKey{}, err
+		}
 		entry, changed := before.UpdatedEntry(now, by, ch)
 		if !changed {
 			return before, nil

@@ -334,6 +334,9 @@ func thresholdSK(limit, period string, pct int) string {
 //
 //	item                PK                                          SK
 //	idempotency record  WS#<ws>#IDEMPOTENCY#<sha256(keyId, key)>    IDEMPOTENCY   (ttl: IdempotencyKeep after its answer)
+//
+// The service keeps one item of its own, outside every workspace: the
+// cursor key (cursorkey.go), SERVICE#CURSORS / KEY.
 const skIdempotency = "IDEMPOTENCY"
 
 func idempotencyPK(k workspace.IdempotencyKey) string {

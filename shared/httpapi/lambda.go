@@ -27,9 +27,11 @@ type ProxyHandler func(ctx context.Context, event events.APIGatewayProxyRequest)
 // no-store (docs/bounds.md): answers are per key and change with every write.
 // Every write route takes an Idempotency-Key (idem; ReadOnly for a function
 // that serves no writes), whatever routes the group registers.
-// Every response is then fitted to Lambda's payload limit (fitResponse),
-// and logged as one line (logRequest). A write's context carries its write
-// deadline (workspace.WriteBudget from its arrival).
+// A write's answer to a key without the read scope is cut to what tells it
+// how the write went (minimalWriteAnswer); every response is then fitted
+// to Lambda's payload limit (fitResponse), and logged as one line
+// (logRequest). A write's context carries its write deadline
+// (workspace.WriteBudget from its arrival).
 func Lambda(h http.Handler, idem Idempotency) ProxyHandler {
 	adapter := httpadapter.New(noStore(idem.wrap(unredirected(h))))
 	return func(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
@@ -44,7 +46,7 @@ func Lambda(h http.Handler, idem Idempotency) ProxyHandler {
 			logRequest(ctx, event, http.StatusBadGateway, start)
 			return res, err
 		}
-		res = fitResponse(event, res)
+		res = fitResponse(event, minimalWriteAnswer(event, res))
 		logRequest(ctx, event, res.StatusCode, start)
 		return res, nil
 	}

@@ -13,33 +13,17 @@ const (
 	MaxPageLimit     = 1000
 )
 
-// QueryPage reads the limit and cursor of a paged list: limit (1 to
-// MaxPageLimit; def when absent, where def 0 means the list is answered
-// whole) and the id the cursor wraps ("" for the first page), refusing a
-// cursor returned for another listing (QueryCursor).
-func QueryPage(r *http.Request, def int) (limit int, after string, err error) {
-	limit, set, err := QueryInt(r, "limit", 1, MaxPageLimit)
-	if err != nil {
-		return 0, "", err
-	}
-	if !set {
-		limit = def
-	}
-	after, err = QueryCursor(r)
-	return limit, after, err
-}
-
 // WritePage answers one page of r's list, 200: {"<name>": items,
 // "nextCursor": c}, where c wraps the id (id) of the page's last item when
-// more follow (EncodeCursor, bound to r's listing), and is null after the
+// more follow (key.Encode, bound to r's listing), and is null after the
 // last page.
-func WritePage[T any](w http.ResponseWriter, r *http.Request, name string, items []T, more bool, id func(T) string) {
+func WritePage[T any](w http.ResponseWriter, r *http.Request, key CursorKey, name string, items []T, more bool, id func(T) string) {
 	p := page[T]{name: name, items: items}
 	if p.items == nil {
 		p.items = []T{} // a list is never null
 	}
 	if more && len(items) > 0 {
-		next := EncodeCursor(r, id(items[len(items)-1]))
+		next := key.Encode(r, id(items[len(items)-1]))
 		p.next = &next
 	}
 	JSON(w, http.StatusOK, p)

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -126,8 +127,20 @@ func FuzzQueryBool(f *testing.F) {
 
 var monthPattern = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`)
 
-// FuzzQueryMonth: QueryMonth takes exactly YYYY-MM (a month 01 to 12) and
-// answers the month's first instant in UTC, which it writes back as given.
+// yearsRefusal is the one answer to a date, month or time whose year as
+// written is outside 1970 to 9999 (workspace.InAPIYears).
+const yearsRefusal = "n must lie in the years 1970 to 9999"
+
+// inAPIYears reports whether s, which starts with four digits of year,
+// writes a year of 1970 to 9999.
+func inAPIYears(s string) bool {
+	y, err := strconv.Atoi(s[:4])
+	return err == nil && y >= workspace.MinYear && y <= workspace.MaxYear
+}
+
+// FuzzQueryMonth: QueryMonth takes exactly YYYY-MM (a month 01 to 12) of the
+// years 1970 to 9999 and answers the month's first instant in UTC, which it
+// writes back as given; another year is the one refusal of years.
 func FuzzQueryMonth(f *testing.F) {
 	for _, s := range querySeeds {
 		f.Add(s)
@@ -141,6 +154,11 @@ func FuzzQueryMonth(f *testing.F) {
 			if !m.IsZero() || set || err != nil {
 				t.Fatalf("query %q: absent, yet %v, %v, %v", raw, m, set, err)
 			}
+		case len(vals) == 1 && monthPattern.MatchString(vals[0]) && !inAPIYears(vals[0]):
+			if !m.IsZero() || set {
+				t.Fatalf("query %q: refused, yet %v, %v", raw, m, set)
+			}
+			checkRefusal(t, r, "n", err, yearsRefusal)
 		case len(vals) == 1 && monthPattern.MatchString(vals[0]):
 			if !set || err != nil {
 				t.Fatalf("query %q: %v, %v, %v", raw, m, set, err)
@@ -166,16 +184,14 @@ var (
 	// fraction after a period, an offset of Z or ±hh:mm within 23:59 (not
 	// as loosely as time.Parse reads it, golang/go issues 29911, 54568).
 	rfc3339Pattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
-	// The earliest instant a four-digit year and such an offset (at most 25
-	// hours) reach; the latest QueryTime answers is workspace.LatestTime.
-	earliestQueryTime = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Add(-25 * time.Hour)
 )
 
 // FuzzQueryTime: QueryTime takes a calendar date YYYY-MM-DD (its UTC
 // midnight) or an RFC 3339 timestamp (the same instant, in UTC) and nothing
-// else; what it answers lies between year 0 give or take an offset and the
-// last instant (a later one reads as it), and the timestamp it answers,
-// written in RFC 3339, reads back the same.
+// else, of a year as written from 1970 to 9999 (another year is the one
+// refusal of years); what it answers lies between 1970's first instant and
+// the last instant (an offset past either reads as it), and the timestamp
+// it answers, written in RFC 3339, reads back the same.
 func FuzzQueryTime(f *testing.F) {
 	for _, s := range querySeeds {
 		f.Add(s)
@@ -193,20 +209,29 @@ func FuzzQueryTime(f *testing.F) {
 		s := vals[0]
 		date, derr := time.Parse(time.DateOnly, s)
 		isDate := derr == nil && datePattern.MatchString(s)
+		_, terr := time.Parse(time.RFC3339Nano, s)
+		isTime := isDate || (terr == nil && rfc3339Pattern.MatchString(s))
 		if len(vals) > 1 || err != nil {
-			if isDate && len(vals) == 1 {
+			if isDate && len(vals) == 1 && inAPIYears(s) {
 				t.Fatalf("query %q: the date %q refused: %v", raw, s, err)
 			}
 			if !tm.IsZero() || set {
 				t.Fatalf("query %q: refused, yet %v, %v", raw, tm, set)
 			}
-			checkRefusal(t, r, "n", err, "n must be an ISO date (YYYY-MM-DD) or an RFC 3339 timestamp")
+			want := "n must be an ISO date (YYYY-MM-DD) or an RFC 3339 timestamp"
+			if len(vals) == 1 && isTime && !inAPIYears(s) {
+				want = yearsRefusal
+			}
+			checkRefusal(t, r, "n", err, want)
 			return
+		}
+		if !inAPIYears(s) {
+			t.Fatalf("query %q: accepted %q, outside the years 1970 to 9999", raw, s)
 		}
 		if !set || tm.Location() != time.UTC {
 			t.Fatalf("query %q: %v (%v), set %v", raw, tm, tm.Location(), set)
 		}
-		if tm.Before(earliestQueryTime) || tm.After(workspace.LatestTime) {
+		if tm.Before(workspace.EarliestMetricTime) || tm.After(workspace.LatestTime) {
 			t.Fatalf("query %q: %v is out of range", raw, tm)
 		}
 		switch {
@@ -215,7 +240,7 @@ func FuzzQueryTime(f *testing.F) {
 				t.Fatalf("query %q: the date %q read as %v", raw, s, tm)
 			}
 		case rfc3339Pattern.MatchString(s):
-			if want, _ := time.Parse(time.RFC3339Nano, s); !tm.Equal(workspace.NotAfterLatest(want)) {
+			if want, _ := time.Parse(time.RFC3339Nano, s); !tm.Equal(workspace.NotAfterLatest(workspace.NotBeforeEarliest(want))) {
 				t.Fatalf("query %q: %q read as %v, not %v", raw, s, tm, want)
 			}
 		default:
@@ -257,6 +282,19 @@ func FuzzQueryString(f *testing.F) {
 	})
 }
 
+// testCursorSecret is the cursor key of these tests.
+var testCursorSecret = []byte("0123456789abcdef0123456789abcdef")
+
+// staticCursorKey is a cursor key source that always has testCursorSecret.
+type staticCursorKey struct{}
+
+func (staticCursorKey) CursorKey(context.Context) ([]byte, error) { return testCursorSecret, nil }
+
+var (
+	testCursorKey = httpapi.NewCursorKey(testCursorSecret)
+	testCursors   = httpapi.NewCursors(staticCursorKey{})
+)
+
 const cursorRefusal = "cursor is not a cursor this API returned for this list: keep the filters of the page that returned it"
 
 var cursorSeeds = []string{
@@ -286,7 +324,7 @@ func checkCursor(t *testing.T, r *http.Request, id string, err error) {
 		if len(vals) != 1 || !workspace.PlausibleID(id) {
 			t.Fatalf("query %q: accepted, as %q", r.URL.RawQuery, id)
 		}
-		again, err := httpapi.QueryCursor(queryRequest("cursor=" + httpapi.EncodeCursor(queryRequest(""), id)))
+		again, err := testCursorKey.Query(queryRequest("cursor=" + testCursorKey.Encode(queryRequest(""), id)))
 		if again != id || err != nil {
 			t.Fatalf("query %q: %q, whose own cursor reads %q, %v", r.URL.RawQuery, id, again, err)
 		}
@@ -301,7 +339,7 @@ func FuzzQueryCursor(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := queryRequest(raw)
-		id, err := httpapi.QueryCursor(r)
+		id, err := testCursorKey.Query(r)
 		checkCursor(t, r, id, err)
 	})
 }
@@ -315,7 +353,7 @@ func FuzzQueryPage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string, def int) {
 		r := queryRequest(raw)
-		limit, after, err := httpapi.QueryPage(r, def)
+		limit, after, _, err := testCursors.QueryPage(r, def)
 		limits := param(r, "limit")
 		n, lerr := 0, error(nil)
 		if len(limits) > 0 {
@@ -352,13 +390,13 @@ func FuzzCursorRoundTrip(f *testing.F) {
 		f.Add(id)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		cursor := httpapi.EncodeCursor(queryRequest(""), id)
+		cursor := testCursorKey.Encode(queryRequest(""), id)
 		if strings.ContainsFunc(cursor, func(c rune) bool {
 			return !(c == '-' || c == '_' || c < unicode.MaxASCII && (unicode.IsLetter(c) || unicode.IsDigit(c)))
 		}) {
 			t.Fatalf("the cursor %q of %q needs escaping", cursor, id)
 		}
-		got, err := httpapi.QueryCursor(queryRequest("cursor=" + cursor))
+		got, err := testCursorKey.Query(queryRequest("cursor=" + cursor))
 		if !workspace.PlausibleID(id) {
 			if got != "" || workspace.KindOf(err) != workspace.KindInvalid {
 				t.Fatalf("the cursor of the implausible id %q reads %q, %v", id, got, err)
@@ -372,7 +410,7 @@ func FuzzCursorRoundTrip(f *testing.F) {
 			return // no stored id has one: the key guard may see a key in such a cursor
 		}
 		w := httptest.NewRecorder()
-		httpapi.WritePage(w, queryRequest(""), "items", []string{id}, true, func(s string) string { return s })
+		httpapi.WritePage(w, queryRequest(""), testCursorKey, "items", []string{id}, true, func(s string) string { return s })
 		var page struct {
 			Items      []string `json:"items"`
 			NextCursor *string  `json:"nextCursor"`
@@ -383,7 +421,7 @@ func FuzzCursorRoundTrip(f *testing.F) {
 		if *page.NextCursor != cursor {
 			t.Fatalf("WritePage of %q: nextCursor %q, want %q", id, *page.NextCursor, cursor)
 		}
-		limit, after, err := httpapi.QueryPage(queryRequest(url.Values{"limit": {"1"}, "cursor": {*page.NextCursor}}.Encode()), 0)
+		limit, after, _, err := testCursors.QueryPage(queryRequest(url.Values{"limit": {"1"}, "cursor": {*page.NextCursor}}.Encode()), 0)
 		if limit != 1 || after != id || err != nil {
 			t.Fatalf("the next page after %q: limit %d, after %q, %v", id, limit, after, err)
 		}

@@ -63,7 +63,7 @@ func TestCreateInviteAnswers201WithTheInvitationAndSendsOneEmail(t *testing.T) {
 func TestCreateInviteDefaultsToSevenDays(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
-	res := env.Do(t, http.MethodPost, invitesPath, keyInvite, `{"email": "week@alpha.example", "role": "member"}`)
+	res := env.Do(t, http.MethodPost, invitesPath, keyAdmin, `{"email": "week@alpha.example", "role": "member"}`)
 	if res.Status != http.StatusCreated {
 		t.Fatalf("status = %d (%s), want 201", res.Status, res.Body)
 	}

@@ -12,13 +12,13 @@ import (
 // invitations made through the API. Without limit it answers every one
 // (cursor, if given, starts after it) and nextCursor is null; with limit it
 // answers one page and the cursor of the next, or null after the last.
-func listInvites(store Store, clock workspace.Clock) httpapi.HandlerFunc {
+func listInvites(store Store, clock workspace.Clock, cursors *httpapi.Cursors) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeRead)
 		if err != nil {
 			return err
 		}
-		limit, after, err := httpapi.QueryPage(r, 0) // no limit: every invitation
+		limit, after, key, err := cursors.QueryPage(r, 0) // no limit: every invitation
 		if err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func listInvites(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		for i, inv := range invs {
 			list[i] = NewResource(inv, now)
 		}
-		httpapi.WritePage(w, r, "invites", list, more, func(inv Resource) string { return inv.ID })
+		httpapi.WritePage(w, r, key, "invites", list, more, func(inv Resource) string { return inv.ID })
 		return nil
 	}
 }

@@ -42,6 +42,8 @@ type Deps struct {
 	Retention time.Duration
 	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
 	Idempotency httpapi.Idempotency
+	// Cursors makes and reads the list's cursors.
+	Cursors *httpapi.Cursors
 }
 
 // Routes returns the group's routes: every route it serves is listed here.
@@ -52,7 +54,7 @@ func Routes(d Deps) http.Handler {
 	}
 	mux := httpapi.NewMux()
 	mux.Handle("POST /workspaceapi/invites", createInvite(d.Store, d.Mailer, d.Clock, d.IDs, d.AcceptURL, retention))
-	mux.Handle("GET /workspaceapi/invites", listInvites(d.Store, d.Clock))
+	mux.Handle("GET /workspaceapi/invites", listInvites(d.Store, d.Clock, d.Cursors))
 	mux.Handle("DELETE /workspaceapi/invites", revokeInvites(d.Store, d.Clock))
 	return mux
 }

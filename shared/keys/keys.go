@@ -52,8 +52,9 @@ func listKeys(store Store) httpapi.HandlerFunc {
 
 // createKey handles POST /workspaceapi/keys: a new key acting as the
 // caller's user, answered 201 with its resource and, this once, the key.
-// The order of checks: the caller (403), the body (400), its scopes against
-// the caller's (403); then, in the storing transaction, the team (404), the
+// The order of checks: the caller (403), the body (400), the new key's
+// scopes and lifetime against the caller's key (workspace.CoversKey, 403);
+// then, in the storing transaction, the team (404), the
 // caller still a member (404) and room under the live-key limit (409).
 func createKey(store Store, clock workspace.Clock, ids workspace.IDGenerator) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -69,9 +70,6 @@ func createKey(store Store, clock workspace.Clock, ids workspace.IDGenerator) ht
 		if err != nil {
 			return err
 		}
-		if err := workspace.ScopesWithin(caller, spec.Scopes); err != nil {
-			return err
-		}
 		id, err := ids.NewID(workspace.KeyIDPrefix)
 		if err != nil {
 			return fmt.Errorf("new key id: %w", err)
@@ -82,6 +80,9 @@ func createKey(store Store, clock workspace.Clock, ids workspace.IDGenerator) ht
 		}
 		now := clock.Now()
 		k := workspace.NewAPIKey(id, workspace.HashKey(plaintext), spec, caller, now)
+		if err := workspace.CoversKey(caller, k); err != nil {
+			return err
+		}
 		if err := store.CreateAPIKey(r.Context(), httpapi.Actor(r, caller), k, now); err != nil {
 			return err
 		}
@@ -92,7 +93,8 @@ func createKey(store Store, clock workspace.Clock, ids workspace.IDGenerator) ht
 
 // updateKey handles PATCH /workspaceapi/keys/{keyId}: renames, disables or
 // enables the key and answers it. The caller (403), the body (400), the id
-// (404 without reading), then the key (404).
+// (404 without reading), then the key (404) and whether the caller's key
+// covers it (workspace.KeyChange.Permits, 403), whatever the change.
 func updateKey(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := manager(r, workspace.ScopeWrite)
@@ -103,7 +105,7 @@ func updateKey(store Store, clock workspace.Clock) httpapi.HandlerFunc {
 		if err := httpapi.Decode(r, &req); err != nil {
 			return err
 		}
-		ch, err := req.Check()
+		ch, err := req.Check(caller)
 		if err != nil {
 			return err
 		}

@@ -42,13 +42,13 @@ func NewResource(m workspace.Member) Resource {
 // the cursor of the next page or null after the last. A team-scoped key sees
 // only its team's members, each with that team alone. A page is one Query
 // (a team-scoped one adds one BatchGetItem per 100 members).
-func listMembers(store Store) httpapi.HandlerFunc {
+func listMembers(store Store, cursors *httpapi.Cursors) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.Caller(r, workspace.ScopeRead)
 		if err != nil {
 			return err
 		}
-		limit, after, err := httpapi.QueryPage(r, httpapi.DefaultPageLimit)
+		limit, after, key, err := cursors.QueryPage(r, httpapi.DefaultPageLimit)
 		if err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ func listMembers(store Store) httpapi.HandlerFunc {
 		for i, m := range members {
 			list[i] = NewResource(m)
 		}
-		httpapi.WritePage(w, r, "members", list, more, func(m Resource) string { return m.ID })
+		httpapi.WritePage(w, r, key, "members", list, more, func(m Resource) string { return m.ID })
 		return nil
 	}
 }

@@ -148,8 +148,11 @@ func TestTagWholeRequestErrors(t *testing.T) {
 	}{
 		{"tags missing", agentTags, keyAdmin, `{"ids": ["ag_a"]}`, 400, "tags is required"},
 		{"tags null", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": null}`, 400, "tags"},
-		{"an empty tag", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": [""]}`, 400, "tags[0] must not be empty"},
-		{"a tag of 51 characters", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": ["` + strings.Repeat("x", 51) + `"]}`, 400, "at most 50 characters"},
+		{"an empty tag", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": [""]}`, 400, "tags[0] must be 1 to 50 characters"},
+		{"a tag holding NUL", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": ["a\u0000b"]}`, 400, "tags[0] holds U+0000, a control character"},
+		{"a tag holding a right-to-left override", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": ["a\u202eb"]}`, 400, "tags[0] holds U+202E"},
+		{"a blank tag", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": ["   "]}`, 400, "tags[0] must be 1 to 50 characters after trimming"},
+		{"a tag of 51 characters", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": ["` + strings.Repeat("x", 51) + `"]}`, 400, "1 to 50 characters"},
 		{"51 tags", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": [` + strings.Join(fiftyOne, ",") + `]}`, 400, "at most 50 tags"},
 		{"an unknown mode", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": ["x"], "mode": "replace"}`, 400, "mode must be"},
 		{"an empty mode", agentTags, keyAdmin, `{"ids": ["ag_a"], "tags": ["x"], "mode": ""}`, 400, "mode must be"},

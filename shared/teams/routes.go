@@ -38,6 +38,13 @@ type Deps struct {
 	Idempotency httpapi.Idempotency
 }
 
+// CredentialRoutes are the group's routes after whose success a key may no
+// longer be allowed: a member removed from a team stops its team-scoped
+// keys (workspace.APIKey.OwnerMayUse), so a gateway that caches authorizer
+// answers must drop them (the local gateway does at once; API Gateway after
+// its cache TTL).
+var CredentialRoutes = []string{"DELETE /workspaceapi/teams/{teamId}/members/{userId}"}
+
 // Routes returns the group's routes: every route it serves is listed here.
 func Routes(d Deps) http.Handler {
 	mux := httpapi.NewMux()
@@ -46,7 +53,7 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("GET /workspaceapi/teams/{teamId}", getTeam(d.Store, d.Clock))
 	mux.Handle("PATCH /workspaceapi/teams/{teamId}", renameTeam(d.Store, d.Clock))
 	mux.Handle("PUT /workspaceapi/teams/{teamId}/members/{userId}", putMember(d.Store, d.Clock))
-	mux.Handle("DELETE /workspaceapi/teams/{teamId}/members/{userId}", deleteMember(d.Store, d.Clock))
+	mux.Handle(CredentialRoutes[0], deleteMember(d.Store, d.Clock))
 	return mux
 }
 

@@ -53,6 +53,16 @@ func (k APIKey) Usable(now time.Time) bool {
 	return !k.Disabled && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
 }
 
+// OwnerMayUse reports whether k may act for its owner, the workspace member
+// owner as just read: a workspace-wide key always; a team-scoped key while
+// its owner may still act for that team, as a workspace admin (the role
+// every key maker needs) or as one of the team's members in any team role.
+// A team key of a member who left the team, or of an admin who was
+// demoted and is not in it, stops working (docs/api-keys.md).
+func (k APIKey) OwnerMayUse(owner Member) bool {
+	return k.TeamID == "" || owner.Role == RoleAdmin || owner.RoleIn(k.TeamID) != ""
+}
+
 // HashKey returns the hex SHA-256 of a plaintext key, the only form stored.
 func HashKey(plaintext string) string {
 	sum := sha256.Sum256([]byte(plaintext))

@@ -7,7 +7,8 @@ import (
 
 // Rules of the keys endpoints (docs/api-keys.md): a workspace admin's
 // workspace-wide key manages the workspace's keys; a new key acts as its
-// creator's user, with scopes the creator's key holds.
+// creator's user, and a key makes or changes only keys it covers
+// (CoversKey).
 const (
 	// MaxLiveKeys is how many keys a workspace may hold that are neither
 	// revoked nor expired.
@@ -46,10 +47,9 @@ func CanManageKeys(c Caller) error {
 	return nil
 }
 
-// KeyName returns raw trimmed, or a KindInvalid error unless it is a
-// display name (1 to MaxKeyNameLength characters, nothing invisible or
-// key-shaped).
-func KeyName(raw string) (string, error) { return displayName(raw, MaxKeyNameLength, "key names") }
+// KeyName returns raw trimmed, or a KindInvalid error unless it is
+// DisplayText of 1 to MaxKeyNameLength characters.
+func KeyName(raw string) (string, error) { return DisplayText("name", raw, MaxKeyNameLength) }
 
 // KeyRequest is the body of POST /workspaceapi/keys.
 type KeyRequest struct {
@@ -119,13 +119,24 @@ func keyScopes(raw []string) ([]Scope, error) {
 	return scopes, nil
 }
 
-// ScopesWithin returns a KindForbidden error unless every scope of want is
-// one of c's own: a key never creates a key that may do more than itself.
-func ScopesWithin(c Caller, want []Scope) error {
-	for _, s := range want {
+// CoversKey returns a KindForbidden error unless caller c's key covers k,
+// so that a key never makes or changes a key that may do more than itself
+// (docs/api-keys.md, Who may): k's scopes are among c's own, k is of c's
+// team when c is team-scoped, and k expires no later than c's key (a key
+// that never expires is covered only by another that never does). It
+// reads nothing: the create checks the key it is about to store, a change
+// the key it read.
+func CoversKey(c Caller, k APIKey) error {
+	for _, s := range k.Scopes {
 		if !c.Has(s) {
-			return Forbidden("a new key's scopes must be among this API key's own; it lacks %q", s)
+			return Forbidden("a key made or changed by this API key must hold only its scopes; it lacks %q", s)
 		}
+	}
+	if c.TeamScoped() && k.TeamID != c.TeamID {
+		return Forbidden("a team-scoped API key can make or change keys of its own team only")
+	}
+	if c.ExpiresAt != nil && (k.ExpiresAt == nil || k.ExpiresAt.After(*c.ExpiresAt)) {
+		return Forbidden("a key made or changed by this API key must not outlive it: this key expires at %s (ask for fewer expiresInDays)", FormatTime(*c.ExpiresAt))
 	}
 	return nil
 }
@@ -145,6 +156,21 @@ func NewAPIKey(id, hash string, spec NewKeySpec, c Caller, now time.Time) APIKey
 type KeyChange struct {
 	Name     *string
 	Disabled *bool
+	// By is the API caller making the change, whose key must cover the
+	// changed key (CoversKey, Permits); nil only for an operator's change
+	// (wsadmin), which no key limits.
+	By *Caller
+}
+
+// Permits returns nil when the change may be made to k, as read: an
+// operator's always, an API caller's when its key covers k (CoversKey),
+// whatever the change, so a key can neither re-enable nor rename a key
+// that may do more than itself.
+func (ch KeyChange) Permits(k APIKey) error {
+	if ch.By == nil {
+		return nil
+	}
+	return CoversKey(*ch.By, k)
 }
 
 // KeyPatch is the body of PATCH /workspaceapi/keys/{keyId}.
@@ -153,13 +179,13 @@ type KeyPatch struct {
 	Disabled *bool   `json:"disabled"`
 }
 
-// Check returns the change, or a KindInvalid error when it names neither
-// field or the name breaks KeyName. It reads nothing.
-func (p KeyPatch) Check() (KeyChange, error) {
+// Check returns the change caller by asks for, or a KindInvalid error when
+// it names neither field or the name breaks KeyName. It reads nothing.
+func (p KeyPatch) Check(by Caller) (KeyChange, error) {
 	if p.Name == nil && p.Disabled == nil {
 		return KeyChange{}, Invalid("give name and/or disabled")
 	}
-	ch := KeyChange{Disabled: p.Disabled}
+	ch := KeyChange{Disabled: p.Disabled, By: &by}
 	if p.Name != nil {
 		name, err := KeyName(*p.Name)
 		if err != nil {

@@ -1,6 +1,9 @@
 package workspace
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Caller is who a request acts as, as established by the key authorizer.
 type Caller struct {
@@ -10,6 +13,9 @@ type Caller struct {
 	Role        Role
 	Scopes      []Scope
 	TeamID      string // non-empty for a team-scoped key
+	// ExpiresAt is when the caller's key expires; nil: never (an
+	// operator's key). A key it makes or changes may not outlive it.
+	ExpiresAt *time.Time
 }
 
 // Has reports whether the caller's key carries scope s.

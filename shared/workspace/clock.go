@@ -69,11 +69,38 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 // returns a KindInvalid error naming field when s is not one, written as
 // RFC 3339 writes it (rfc3339Shape).
 func ParseTime(field, s string) (time.Time, error) {
+	t, err := ParseTimeAsWritten(field, s)
+	return t.UTC(), err
+}
+
+// ParseTimeAsWritten is ParseTime keeping the offset s was written in, so
+// that its year is the year as written (InAPIYears).
+func ParseTimeAsWritten(field, s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil || !rfc3339Shape(s) {
 		return time.Time{}, Invalid("%s must be an RFC 3339 timestamp", field)
 	}
-	return t.UTC(), nil
+	return t, nil
+}
+
+// The years every date, month, year and time parameter of the API takes
+// (docs/bounds.md, Numbers): 400 outside them, on every route alike.
+const (
+	MinYear = 1970
+	MaxYear = 9999
+)
+
+// InAPIYears is the one rule of the years of every date and time
+// parameter: it returns written in UTC, or a KindInvalid error naming field
+// unless its year as written (in the offset it was written in) is MinYear
+// to MaxYear. An offset that takes such a time outside them in UTC reads as
+// the nearest edge: EarliestMetricTime (1970's first instant) or LatestTime
+// (9999's last), so a period never widens past them.
+func InAPIYears(field string, written time.Time) (time.Time, error) {
+	if y := written.Year(); y < MinYear || y > MaxYear {
+		return time.Time{}, Invalid("%s must lie in the years %d to %d", field, MinYear, MaxYear)
+	}
+	return NotAfterLatest(NotBeforeEarliest(written.UTC())), nil
 }
 
 // rfc3339Shape reports whether s is written as RFC 3339's date-time says,

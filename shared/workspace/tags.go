@@ -1,8 +1,8 @@
 package workspace
 
 import (
+	"fmt"
 	"slices"
-	"unicode/utf8"
 )
 
 // Tag limits (docs/endpoints.md, Tags).
@@ -12,6 +12,11 @@ const (
 	// MaxTagLength is the longest tag, in characters.
 	MaxTagLength = 50
 )
+
+// Tag returns raw trimmed, or a KindInvalid error naming field unless it is
+// DisplayText of 1 to MaxTagLength characters: tags follow the rule of
+// every name.
+func Tag(field, raw string) (string, error) { return DisplayText(field, raw, MaxTagLength) }
 
 // TagMode says how a tag write combines the listed tags with an entity's.
 type TagMode string
@@ -77,9 +82,9 @@ type TagChange struct {
 }
 
 // NewTagChange checks a request's tags and mode and returns the change.
-// Tags are required; at most MaxTags, each 1 to MaxTagLength characters
-// (KindInvalid errors naming the position). An empty mode is TagModeAdd.
-// Repeats collapse: a tag is a case-sensitive string, kept as given.
+// Tags are required; at most MaxTags, each a Tag (KindInvalid errors naming
+// the position). An empty mode is TagModeAdd. Repeats collapse: a tag is a
+// case-sensitive string, kept as given once trimmed.
 func NewTagChange(tags []string, mode TagMode) (TagChange, error) {
 	if tags == nil {
 		return TagChange{}, Invalid("tags is required: an array of strings ([] with mode set clears all tags)")
@@ -87,17 +92,13 @@ func NewTagChange(tags []string, mode TagMode) (TagChange, error) {
 	if len(tags) > MaxTags {
 		return TagChange{}, Invalid("tags may list at most %d tags", MaxTags)
 	}
+	checked := make([]string, len(tags))
 	for i, t := range tags {
-		if t == "" {
-			return TagChange{}, Invalid("tags[%d] must not be empty", i)
+		tag, err := Tag(fmt.Sprintf("tags[%d]", i), t)
+		if err != nil {
+			return TagChange{}, err
 		}
-		if utf8.RuneCountInString(t) > MaxTagLength {
-			return TagChange{}, Invalid("tags[%d] must be at most %d characters", i, MaxTagLength)
-		}
-		if ContainsKey(t) {
-			// Stored, it would be echoed by every read of the entity (docs/bounds.md).
-			return TagChange{}, Invalid("tags[%d] looks like an API key; keys go only in the Authorization header", i)
-		}
+		checked[i] = tag
 	}
 	if mode == "" {
 		mode = TagModeAdd
@@ -105,7 +106,7 @@ func NewTagChange(tags []string, mode TagMode) (TagChange, error) {
 	if !mode.Valid() {
 		return TagChange{}, Invalid("mode must be add, remove or set")
 	}
-	return TagChange{Mode: mode, Tags: uniqueTags(tags)}, nil
+	return TagChange{Mode: mode, Tags: uniqueTags(checked)}, nil
 }
 
 // Apply returns the tags an entity holding current holds after the change,

@@ -70,8 +70,13 @@ func TestNewTagChangeRefusesBadRequests(t *testing.T) {
 		wantErr string
 	}{
 		{"tags missing", nil, workspace.TagModeAdd, "tags is required"},
-		{"an empty tag", []string{"a", ""}, workspace.TagModeAdd, "tags[1] must not be empty"},
-		{"a tag over 50 characters", []string{strings.Repeat("é", 51)}, workspace.TagModeAdd, "tags[0] must be at most 50 characters"},
+		{"an empty tag", []string{"a", ""}, workspace.TagModeAdd, "tags[1] must be 1 to 50 characters after trimming"},
+		{"a blank tag", []string{" \t "}, workspace.TagModeAdd, "tags[0] must be 1 to 50 characters after trimming"},
+		{"a tag over 50 characters", []string{strings.Repeat("é", 51)}, workspace.TagModeAdd, "tags[0] must be 1 to 50 characters"},
+		{"a tag holding NUL", []string{"a\x00b"}, workspace.TagModeAdd, "tags[0] holds U+0000, a control character"},
+		{"a tag holding a right-to-left override", []string{"x", "gpj\u202eexe"}, workspace.TagModeAdd, "tags[1] holds U+202E, an invisible format character"},
+		{"a tag of nothing visible", []string{"\u200b"}, workspace.TagModeAdd, "tags[0] holds U+200B"},
+		{"a tag of a Hangul filler", []string{"\u3164"}, workspace.TagModeAdd, "tags[0] must hold at least one visible character"},
 		{"51 tags", append(fiftyTags(), "x"), workspace.TagModeSet, "at most 50 tags"},
 		{"an unknown mode", []string{"a"}, "replace", "mode must be add, remove or set"},
 	}

@@ -40,11 +40,11 @@ const MaxTeamNameLength = 100
 const MaxTeamNameKeyBytes = 1000
 
 // TeamName returns raw trimmed of surrounding white space, which is how the
-// name is stored and shown, or a KindInvalid error unless it is a
-// displayName of at most MaxTeamNameLength characters whose key fits
+// name is stored and shown, or a KindInvalid error unless it is
+// DisplayText of at most MaxTeamNameLength characters whose key fits
 // MaxTeamNameKeyBytes.
 func TeamName(raw string) (string, error) {
-	name, err := displayName(raw, MaxTeamNameLength, "team names")
+	name, err := DisplayText("name", raw, MaxTeamNameLength)
 	if err != nil {
 		return "", err
 	}
@@ -54,36 +54,37 @@ func TeamName(raw string) (string, error) {
 	return name, nil
 }
 
-// displayName returns raw trimmed of surrounding white space, or a
-// KindInvalid error unless it is then 1 to maxLen characters, holds no
-// control character (Cc) and no format character (Cf: zero-width
-// characters, bidi controls, the soft hyphen), holds something visible (see
-// invisible) and holds no key-shaped text. what names such names in the
-// messages ("team names").
-func displayName(raw string, maxLen int, what string) (string, error) {
-	name := strings.TrimSpace(raw)
-	if n := utf8.RuneCountInString(name); n < 1 || n > maxLen {
-		return "", Invalid("name must be 1 to %d characters after trimming surrounding whitespace", maxLen)
+// DisplayText is the one rule of every name and tag a client writes (team
+// and key names, the tags of members, agents and teams; docs/bounds.md,
+// Names and tags): it returns raw trimmed of surrounding white space, or a
+// KindInvalid error naming field unless it is then 1 to maxLen characters,
+// holds no control character (Cc: NUL included) and no format character
+// (Cf: zero-width characters, bidi controls such as U+202E, the soft
+// hyphen), holds something visible (see invisible) and holds no key-shaped
+// text, which stored would be echoed by every read.
+func DisplayText(field, raw string, maxLen int) (string, error) {
+	text := strings.TrimSpace(raw)
+	if n := utf8.RuneCountInString(text); n < 1 || n > maxLen {
+		return "", Invalid("%s must be 1 to %d characters after trimming surrounding whitespace", field, maxLen)
 	}
 	visible := false
-	for _, r := range name {
+	for _, r := range text {
 		switch {
 		case unicode.Is(unicode.Cc, r):
-			return "", Invalid("name holds %U, a control character: %s cannot hold control characters", r, what)
+			return "", Invalid("%s holds %U, a control character: names and tags cannot hold control characters", field, r)
 		case unicode.Is(unicode.Cf, r):
-			return "", Invalid("name holds %U, an invisible format character (zero-width, bidi control or soft hyphen): %s cannot hold format characters", r, what)
+			return "", Invalid("%s holds %U, an invisible format character (zero-width, bidi control or soft hyphen): names and tags cannot hold format characters", field, r)
 		case !invisible(r):
 			visible = true
 		}
 	}
 	if !visible {
-		return "", Invalid("name must hold at least one visible character")
+		return "", Invalid("%s must hold at least one visible character", field)
 	}
-	if ContainsKey(name) {
-		// Stored, it would be echoed by every read (docs/bounds.md).
-		return "", Invalid("name looks like an API key; keys go only in the Authorization header")
+	if ContainsKey(text) {
+		return "", Invalid("%s looks like an API key; keys go only in the Authorization header", field)
 	}
-	return name, nil
+	return text, nil
 }
 
 // invisible reports whether r shows nothing on its own: white space, a mark

@@ -178,6 +178,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Each function's cold start (the list functions read the cursor key)
+	// runs before the first request, as Lambda's init phase does.
+	gw.Prewarm()
 	streams, err := localstream.NewClient(ctx, endpoint)
 	if err != nil {
 		return err

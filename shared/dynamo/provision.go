@@ -350,7 +350,8 @@ const teamsPerRemoval = 40
 // transactions of teamsPerRemoval (team.member_removed each); then one
 // transaction removes the member (conditioned on the teams read), their
 // remaining memberships, their e-mail claim and their seat, and records
-// member.removed. Keys made in between are revoked after it. A member
+// member.removed. Keys made in between are revoked after it, and again
+// when the event is delivered again (that revocation may have failed). A member
 // unknown at a newer version only has the version recorded, so an older
 // member.upserted arriving later changes nothing.
 func (s *Store) ApplyMemberRemoval(ctx context.Context, p workspace.Provision, userID string, now time.Time) error {
@@ -364,6 +365,11 @@ func (s *Store) ApplyMemberRemoval(ctx context.Context, p workspace.Provision, u
 			}
 			d := workspace.DecideMemberRemoval(p, userID, current, r.record, now)
 			if !d.Apply {
+				// A redelivered removal (its transaction committed, but the
+				// revocation after it failed) finds nothing to decide; the
+				// keys of a user who is no member must still go, or they
+				// would work again if the user came back.
+				revoked = revoked || (current == nil && r.record.Removed)
 				return nil, nil, true, nil
 			}
 			if d.Remove && !revoked {

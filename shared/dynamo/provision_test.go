@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
@@ -475,5 +479,49 @@ func TestProvisioningACreationCarriesVersionZeroAndNeverWritesOver(t *testing.T)
 	}
 	if m, err := store.Member(ctx, "ws_p", "usr_a"); err != nil || m.Role != workspace.RoleMember {
 		t.Errorf("member after the platform's version 1: %+v, %v", m, err)
+	}
+}
+
+// A removal delivered again after its transaction committed, as when the
+// revocation that follows it failed, still revokes what the user owns: a
+// key left behind would work again if the user came back.
+func TestARedeliveredRemovalRevokesAKeyLeftBehind(t *testing.T) {
+	t.Parallel()
+	store := newProvisioned(t, 5)
+	ctx := t.Context()
+	addMember(t, store, "m1", "u1", 1, workspace.RoleAdmin)
+	addMember(t, store, "m2", "u2", 1, workspace.RoleMember)
+	k := workspace.APIKey{ID: "key_u2_late", Hash: fmt.Sprintf("%064d", 7), Name: "k", WorkspaceID: "ws_p", UserID: "u2",
+		Scopes: []workspace.Scope{workspace.ScopeRead}, CreatedAt: provNow}
+	if err := store.CreateAPIKey(ctx, workspace.Unrecorded, k, provNow); err != nil {
+		t.Fatal(err)
+	}
+	// The key's items as a key created while the removal ran leaves them.
+	left := make([]map[string]types.AttributeValue, 0, 3)
+	for _, at := range [][2]string{{"KEY#" + k.Hash, "KEY"}, {"WS#ws_p", "APIKEY#" + k.ID}, {"WS#ws_p", "KEYCOUNT"}} {
+		out, err := store.Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(store.Table()), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: at[0]}, "SK": &types.AttributeValueMemberS{Value: at[1]}}})
+		if err != nil || out.Item == nil {
+			t.Fatalf("read %v: %v, %v", at, out, err)
+		}
+		left = append(left, out.Item)
+	}
+	if err := store.ApplyMemberRemoval(ctx, provision("r1", 2), "u2", provNow); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range left {
+		if _, err := store.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(store.Table()), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := store.APIKey(ctx, k.Hash); err != nil {
+		t.Fatalf("the key left behind: %v", err)
+	}
+
+	if err := store.ApplyMemberRemoval(ctx, provision("r1", 2), "u2", provNow); err != nil {
+		t.Fatalf("the removal delivered again: %v", err)
+	}
+	if _, err := store.APIKey(ctx, k.Hash); !workspace.IsNotFound(err) {
+		t.Errorf("the key left behind after the removal came again: read %v, want not found", err)
 	}
 }

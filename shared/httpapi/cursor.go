@@ -53,8 +53,11 @@ type Cursors struct {
 // when first needed. It does no I/O.
 func NewCursors(src CursorKeySource) *Cursors { return &Cursors{src: src} }
 
-// cursorKeyLoadTimeout bounds LoadCursors's read at a cold start.
-const cursorKeyLoadTimeout = 2 * time.Second
+// cursorKeyLoadTimeout bounds LoadCursors's read at a cold start. A healthy
+// read takes milliseconds; when storage fails, a longer wait would only add
+// to every new environment's start (the first list request reads the key
+// then), so the bound is short.
+const cursorKeyLoadTimeout = 500 * time.Millisecond
 
 // LoadCursors returns the Cursors of one function with the key read now,
 // at its cold start (one round trip, within cursorKeyLoadTimeout), so no

@@ -16,7 +16,7 @@ const warmTarget = 1.3
 
 // handlerTarget is the warm target of a function's handler alone (its
 // Invoke of the gateway's event, without the local gateway's hop): p50 at
-// most 1.15x the raw calls' p50 (issue 17).
+// most 1.15x the raw calls' p50.
 const handlerTarget = 1.15
 
 // endpoint is how one route of the template is requested, warm.

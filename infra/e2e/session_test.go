@@ -135,6 +135,7 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 	began := time.Now()
 	d := deploy(t)
 	t.Logf("deployed (built, DynamoDB Local, fixture, %d processes) in %s", len(d.functions), time.Since(began).Round(time.Millisecond))
+	waitPastMidnight(t, 90*time.Second)
 	session := time.Now()
 
 	t.Run("the authorizer answers API Gateway's REQUEST event", func(t *testing.T) {
@@ -438,5 +439,19 @@ func authorizerEvent(key string) events.APIGatewayCustomAuthorizerRequestTypeReq
 			RequestID: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef", ResourcePath: "/workspaceapi/invites", HTTPMethod: "GET", APIID: "abc123",
 			Identity: events.APIGatewayCustomAuthorizerRequestTypeRequestIdentity{SourceIP: "203.0.113.7"},
 		},
+	}
+}
+
+// waitPastMidnight waits for the next 00:00 UTC when it is less than margin
+// away: the session's usage stops an agent for the day and its checks read
+// that day's figures, so a session that ran across midnight would find the
+// agent resumed by the new day, not by the scheduler it tests.
+func waitPastMidnight(t *testing.T, margin time.Duration) {
+	t.Helper()
+	now := time.Now().UTC()
+	next := now.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	if left := next.Sub(now); left < margin {
+		t.Logf("waiting %s for 00:00 UTC, so the session runs within one UTC day", left.Round(time.Second))
+		time.Sleep(left + time.Second)
 	}
 }

@@ -71,6 +71,12 @@ Commands:
         it in the stack's default usage plan (needed once per workspace and stack,
         or the API answers 403 to all its requests); reads no table
 
+  redrive-plan [-in FILE]
+        read the output of aws sqs receive-message on the ingest dead-letter queue (stdin
+        by default) and print, per message, "move" with its id when it may go back to
+        the ingest queue without counting twice, or "hold" with its id and why (usage
+        older than the event markers' window less two days; a body the function refuses);
+        reads no table
 Flags:
   -table NAME     the table (default $TABLE_NAME)
   -endpoint URL   DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local
@@ -146,6 +152,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return a.usageKey(rest)
 	case "migrate":
 		return a.migrate(ctx, rest)
+	case "redrive-plan":
+		return a.redrivePlan(rest)
 	case "help":
 		return flag.ErrHelp
 	default:

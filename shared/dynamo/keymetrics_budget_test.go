@@ -15,7 +15,7 @@ import (
 // A 365-day key-metrics report reads whole days from their summaries and
 // only the partial first and last days from records, so its items stay
 // under the budget of 2,000 and do not grow with the records of the period
-// (issue 8; BenchmarkKeyMetricsRead shows it flat up to 100,000 records).
+// (BenchmarkKeyMetricsRead shows it flat up to 100,000 records).
 func TestAKeyMetricsReportReadsDaysNotRecords(t *testing.T) {
 	t.Parallel()
 	store, _ := dynamolocal.NewStore(t)

@@ -13,7 +13,7 @@ import (
 )
 
 // scaleMembers and scaleAgents are the workspace size the issue asks to be
-// served (issue 7): 10,000 members and 10,000 agents, 20 teams.
+// served: 10,000 members and 10,000 agents, 20 teams.
 const (
 	scaleMembers = 10_000
 	scaleAgents  = 10_000

@@ -15,7 +15,7 @@ import (
 
 const invitesPath = "/workspaceapi/invites"
 
-// Round-trip budgets of the issue.
+// Round-trip budgets of the invitation routes.
 const (
 	authorizerBudget   = 3 // the key and its owner, and a key's first use in an hour records lastUsedAt
 	createInviteBudget = 4

@@ -12,8 +12,8 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
-// scaleMembers and scaleAgents are the workspace size the issue asks to be
-// served: 10,000 members and 10,000 agents, 20 teams.
+// scaleMembers and scaleAgents are the largest workspace the service is sized to
+// serve: 10,000 members and 10,000 agents, 20 teams.
 const (
 	scaleMembers = 10_000
 	scaleAgents  = 10_000

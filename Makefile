@@ -27,7 +27,7 @@ LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
 lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: help deps run test test-go vet lint bench bench-go fuzz build sam-build dynamodb-local clean rollback-check
+.PHONY: help deps run test test-go vet lint bench bench-go bench-scale fuzz build sam-build dynamodb-local clean rollback-check
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
@@ -39,6 +39,8 @@ help:
 	@echo "make bench  - one table: bootstrap sizes, cold starts, warm latency, round trips and peak"
 	@echo "              memory against their targets (ONLY='cold:CreditsFunction' for some rows)"
 	@echo "make bench-go - the go test benchmarks (BenchmarkListInvites, BenchmarkScale, ...)"
+	@echo "make bench-scale - the ingest handler under a platform's load behind DynamoDB's contention"
+	@echo "              model: one markdown table (SCALE_FLAGS passes flags, e.g. -duration 20s)"
 	@echo "make fuzz   - every go test -fuzz target for FUZZTIME each (default $(FUZZTIME)), one after"
 	@echo "              another; FUZZFLAGS passes more flags (-parallel=2); make test runs their seeds"
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
@@ -111,6 +113,14 @@ bench: deps
 
 bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# make bench-scale (infra/benchscale) runs the ingest handler in simulated
+# Lambda environments fed by a simulated SQS queue, on a DynamoDB Local of
+# its own behind the contention model, and prints one table
+# (docs/benchmarks.md); it is not part of make test.
+SCALE_FLAGS ?=
+bench-scale: deps
+	DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) $(GO) run ./infra/cmd/withdynamodb -- $(GO) run ./infra/cmd/benchscale $(SCALE_FLAGS)
 
 # make fuzz runs each Fuzz target of the repository (in *_fuzz_test.go files)
 # for FUZZTIME, one after another: go test fuzzes one target of one package per

@@ -86,9 +86,12 @@ type Options struct {
 	// Mailer, when set, replaces the recorder as the functions' mailer
 	// (Env.Mail still records nothing then).
 	Mailer invites.Mailer
-	// Conflicts, when set, cancels a share of the functions' transactions
-	// with TransactionConflict, as real DynamoDB does under contention.
-	Conflicts *dynamolocal.ConflictInjector
+	// Conflicts, when set, makes the functions' DynamoDB contend as real
+	// DynamoDB does (a dynamolocal.Contention), or loses every transaction
+	// (a dynamolocal.ConflictInjector with Rate 1).
+	Conflicts interface {
+		Option() func(*dynamodb.Options)
+	}
 	// OwnDynamoDB runs the Env on a DynamoDB Local of its own (tests with
 	// large tables), not the one the test binary shares. Every benchmark
 	// has one whatever this says (dynamolocal.Endpoint).

@@ -13,16 +13,14 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
-// ConflictInjector makes a share of a client's TransactWriteItems calls fail
-// as real DynamoDB fails them when another transaction holds one of their
-// items: TransactionCanceledException with a TransactionConflict reason.
-// DynamoDB Local queues such transactions instead, so without this no test
-// would see the cancellations production sees.
+// ConflictInjector makes a fixed share of a client's TransactWriteItems
+// calls fail as real DynamoDB fails them when another transaction holds one
+// of their items: TransactionCanceledException with a TransactionConflict
+// reason. Contention models when that happens; this injector is for the
+// tests that need every transaction from some point on to lose (Rate 1),
+// to see how a write gives up, which no real contention produces on cue.
 type ConflictInjector struct {
-	// Rate is the share of transactions cancelled, from 0 to 1. Tests use
-	// 0.2, the share the README estimates for a busy team's shards; with
-	// the store's 8 attempts a transaction then exhausts them about once in
-	// 400,000, so the tests see every retry path and never a flake.
+	// Rate is the share of transactions cancelled, from 0 to 1.
 	Rate     float64
 	injected atomic.Int64
 }

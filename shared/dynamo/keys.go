@@ -158,8 +158,8 @@
 //
 // A shard's partition takes DynamoDB's 1,000 writes a second, and a
 // transactional entry costs 2 of them: a workspace records about 500 x
-// AuditShards = 8,000 changes a second, and so does one action's or one
-// key's GSI partitions. A burst beyond it is throttled, retried by transact
+// AuditShards = 8,000 changes a second, as do one action's and one key's
+// GSI partitions. A burst beyond it is throttled, retried by transact
 // and slowed, never lost: no change lands without its entry.
 //
 // The attribute ttl (epoch seconds) is the table's TTL attribute. An

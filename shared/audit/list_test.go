@@ -349,3 +349,37 @@ func TestAuditEntriesExpireAfterTheRetention(t *testing.T) {
 		}
 	}
 }
+
+// A request's entries go to the shards, spread by their ids, never to the
+// one partition release 2.0.0 wrote: a batch's transactions land on several
+// partitions, and the log lists them all.
+func TestARequestsEntriesSpreadOverTheShards(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.DemoFixture(t))
+	agents := []string{"agt_support_triage", "agt_release_notes", "agt_onboarding", "agt_kb_search", "agt_lead_qualifier"}
+	body := `{"ids": ["` + strings.Join(agents, `", "`) + `"], "tags": ["sharded"]}`
+	if res := env.Do(t, http.MethodPost, "/workspaceapi/agents/tags", adminKey, body); res.Status != 200 {
+		t.Fatalf("tags: %d %s", res.Status, res.Body)
+	}
+	items, err := tableops.ScanItems(t.Context(), env.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partitions := map[string]int{}
+	for _, it := range items {
+		if e, ok := it["entity"].(*types.AttributeValueMemberS); ok && e.Value == "audit" {
+			partitions[it["PK"].(*types.AttributeValueMemberS).Value]++
+		}
+	}
+	if partitions["WS#ws_acme#AUDIT"] != 0 || len(partitions) < 2 {
+		t.Errorf("the request's entries by partition: %v, want them over several shards WS#ws_acme#AUDIT#<shard>", partitions)
+	}
+	for pk := range partitions {
+		if !strings.HasPrefix(pk, "WS#ws_acme#AUDIT#") {
+			t.Errorf("an entry in partition %s", pk)
+		}
+	}
+	if got := readAll(t, env, adminKey, "&action=agent.tags_changed", 2); len(got) != len(agents) {
+		t.Errorf("listed %d tag changes, want %d", len(got), len(agents))
+	}
+}

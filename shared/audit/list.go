@@ -64,8 +64,9 @@ type page struct {
 // listEntries handles GET /workspaceapi/audit-log: one page of the
 // workspace's audit log, newest first, filtered by action, targetId,
 // actorKeyId and the half-open period [since, until). Workspace admins only;
-// team-scoped keys are refused. A page is one Query, whatever the log's size
-// (dynamo.Store.AuditPage), and every parameter is checked before it.
+// team-scoped keys are refused. A page is at most one Query per shard of the
+// log, sent at once, whatever the log's size (dynamo.Store.AuditPage), and
+// every parameter is checked before them.
 func listEntries(store Store, cursors *httpapi.Cursors) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, err := httpapi.WorkspaceCaller(r, workspace.ScopeRead)

@@ -53,14 +53,14 @@ const (
 )
 
 func toAuditItem(ws string, e workspace.AuditEntry, retention time.Duration) auditItem {
-	pos := auditPosition(e.At, e.ID)
+	pos, shard := auditPosition(e.At, e.ID), auditShardOf(e.ID)
 	it := auditItem{
 		keys: keys{
-			PK: auditPK(ws), SK: pos, Entity: typeAudit,
+			PK: auditPK(ws, shard), SK: pos, Entity: typeAudit,
 			GSI1PK: auditTargetGSI1PK(ws, e.Target.ID), GSI1SK: pos,
 			TTL: epoch(e.At.Add(retention)),
 		},
-		GSI3PK: auditActionGSI3PK(ws, e.Action), GSI3SK: pos,
+		GSI3PK: auditActionGSI3PK(ws, shard, e.Action), GSI3SK: pos,
 		ID: e.ID, WorkspaceID: ws, At: storedTime(e.At), Action: string(e.Action),
 		ActorType: string(e.Actor.Type), TargetType: string(e.Target.Type), TargetID: e.Target.ID,
 		Changes: make(map[string]auditChange, len(e.Changes)),
@@ -68,7 +68,7 @@ func toAuditItem(ws string, e workspace.AuditEntry, retention time.Duration) aud
 	switch e.Actor.Type {
 	case workspace.ActorKey:
 		it.ActorKeyID, it.ActorUserID, it.RequestID = e.Actor.KeyID, e.Actor.UserID, e.Actor.RequestID
-		it.GSI2PK, it.GSI2SK = auditKeyGSI2PK(ws, e.Actor.KeyID), pos
+		it.GSI2PK, it.GSI2SK = auditKeyGSI2PK(ws, shard, e.Actor.KeyID), pos
 	case workspace.ActorSystem:
 		it.ActorSystem = string(e.Actor.System)
 	}
@@ -187,77 +187,139 @@ func (s *Store) WithAuditRetention(d time.Duration) *Store {
 // entries matching f, after the position after ("" for the first page), and
 // the position to continue from ("" after the last page).
 //
-// A page is one Query (more only when DynamoDB's 1 MB page ends it first),
-// whatever the size of the log: the filter with an index of its own picks
-// the partition read (targetId GSI1, then actorKeyId GSI2, then action
-// GSI3, else the workspace's log) and since and until bound its sort key.
-// The filters left over when more than one is given are applied to the
-// limit entries that Query reads, so such a page may hold fewer than limit
-// entries, even none, and still have a next one: the work stays bounded by
-// the page.
+// A page merges the partitions f's entries live in: the filter with an
+// index of its own picks them (targetId its one GSI1 partition, then
+// actorKeyId GSI2, then action GSI3, else the workspace's log; each of the
+// last three in every shard, auditReadShards). It sends one Query to each
+// at once, for at most limit + 1 entries (limit + 2 when the position is
+// its key condition's inclusive end), whatever the size of the log; since,
+// until and the position bound their sort keys. The filters left over when
+// more than one is given are applied to the entries those Queries read, so
+// such a page may hold fewer than limit entries, even none, and still have
+// a next one: the work stays bounded by the page.
+//
+// The page is exact whatever each Query stops at: a partition read to its
+// end has nothing older, and one that stopped (its limit, or DynamoDB's
+// 1 MB) has nothing newer than where it stopped that it did not answer. So
+// every entry down to the newest of those stops, the frontier, was read in
+// every partition; the page is the newest limit of them, and the next page
+// starts after its last entry, or after the frontier when it holds fewer.
+// Queries read eventually consistent, as the one partition did.
 func (s *Store) AuditPage(ctx context.Context, ws string, f workspace.AuditFilter, after string, limit int) (
 	entries []workspace.AuditEntry, next string, err error) {
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		return []workspace.AuditEntry{}, "", nil
 	}
-	var start item
+	var b auditBounds
+	if !f.Since.IsZero() {
+		b.lo = storedTime(f.Since)
+	}
+	if !f.Until.IsZero() {
+		b.hi = storedTime(f.Until)
+	}
 	if after != "" {
 		at, id, ok := parseAuditPosition(after)
 		if !ok {
 			return nil, "", workspace.Invalid("cursor is not a cursor this API returned")
 		}
-		start = auditStartKey(ws, f, auditPosition(at, id))
+		if pos := auditPosition(at, id); b.hi == "" || pos < b.hi {
+			b.hi, b.atPosition = pos, true
+		}
 	}
-	in, residual, err := s.auditQuery(ws, f)
-	if err != nil {
+	if b.lo != "" && b.hi != "" && b.hi <= b.lo {
+		return []workspace.AuditEntry{}, "", nil
+	}
+	parts := auditPartitions(ws, f)
+	reads := make([]read, len(parts))
+	got := make([]auditRead, len(parts))
+	for i, p := range parts {
+		in, err := auditQuery(p, f, b)
+		if err != nil {
+			return nil, "", err
+		}
+		in.TableName = aws.String(s.table)
+		in.Limit = aws.Int32(int32(limit + 1))
+		if b.atPosition && b.lo != "" {
+			in.Limit = aws.Int32(int32(limit + 2))
+		}
+		reads[i] = func(ctx context.Context) error {
+			out, err := s.db.Query(ctx, in)
+			if err != nil {
+				return fmt.Errorf("query audit log: %w", err)
+			}
+			got[i] = readAuditPartition(out, b)
+			return nil
+		}
+	}
+	if err := readAllUpTo(ctx, len(reads), reads...); err != nil {
 		return nil, "", err
 	}
-	if !residual {
-		got, more, err := queryPage(ctx, s, in, start, limit, "audit log", auditItem.domain)
-		if err != nil || !more {
-			return got, "", err
-		}
-		last := got[len(got)-1]
-		return got, auditPosition(last.At, last.ID), nil
-	}
-	in.TableName = aws.String(s.table)
-	in.ExclusiveStartKey = start
-	in.Limit = aws.Int32(int32(limit))
-	out, err := s.db.Query(ctx, in)
-	if err != nil {
-		return nil, "", fmt.Errorf("query audit log: %w", err)
-	}
-	entries = make([]workspace.AuditEntry, 0, len(out.Items))
-	for _, raw := range out.Items {
+	page, next := mergeAuditReads(got, limit)
+	entries = make([]workspace.AuditEntry, 0, len(page))
+	for _, raw := range page {
 		var it auditItem
-		if err := unmarshal(raw, &it); err != nil {
+		if err := unmarshal(raw.item, &it); err != nil {
 			return nil, "", err
 		}
 		entries = append(entries, it.domain())
 	}
-	if sk, ok := out.LastEvaluatedKey[attrSK].(*types.AttributeValueMemberS); ok {
-		next = sk.Value
-	}
 	return entries, next, nil
 }
 
-// auditQuery is the Query of f's entries, newest first; residual tells
-// whether filters are left that its key condition does not apply.
-func (s *Store) auditQuery(ws string, f workspace.AuditFilter) (in *dynamodb.QueryInput, residual bool, err error) {
-	index, pkName, skName, pk := auditIndexOf(ws, f)
-	sk := expression.Key(skName)
-	cond := expression.Key(pkName).Equal(expression.Value(pk))
-	switch lo, hi := storedTime(f.Since), storedTime(f.Until); {
-	case !f.Since.IsZero() && !f.Until.IsZero():
-		// Every sort key is "<at>#<id>", so BETWEEN since AND until holds
-		// since's entries and none of until's: the range is half-open.
-		cond = cond.And(sk.Between(expression.Value(lo), expression.Value(hi)))
-	case !f.Since.IsZero():
-		cond = cond.And(sk.GreaterThanEqual(expression.Value(lo)))
-	case !f.Until.IsZero():
-		cond = cond.And(sk.LessThan(expression.Value(hi)))
+// auditBounds bound the sort keys a page reads: from lo (inclusive, since)
+// to hi (exclusive: until, or the page's position when atPosition); ""
+// leaves a side open.
+type auditBounds struct {
+	lo, hi     string
+	atPosition bool
+}
+
+// auditPartition is one partition of the table or an index that a page
+// reads.
+type auditPartition struct {
+	index, pkName, skName, pk string
+}
+
+// auditPartitions are the partitions f's entries live in: the index of its
+// most selective filter, or the workspace's log without one; every shard
+// of it but for a target, whose entries share one partition.
+func auditPartitions(ws string, f workspace.AuditFilter) []auditPartition {
+	if f.TargetID != "" {
+		return []auditPartition{{IndexGSI1, attrGSI1PK, attrGSI1SK, auditTargetGSI1PK(ws, f.TargetID)}}
 	}
-	b := expression.NewBuilder().WithKeyCondition(cond)
+	shards := auditReadShards()
+	parts := make([]auditPartition, len(shards))
+	for i, n := range shards {
+		switch {
+		case f.ActorKeyID != "":
+			parts[i] = auditPartition{IndexGSI2, attrGSI2PK, attrGSI2SK, auditKeyGSI2PK(ws, n, f.ActorKeyID)}
+		case f.Action != "":
+			parts[i] = auditPartition{IndexGSI3, attrGSI3PK, attrGSI3SK, auditActionGSI3PK(ws, n, f.Action)}
+		default:
+			parts[i] = auditPartition{"", attrPK, attrSK, auditPK(ws, n)}
+		}
+	}
+	return parts
+}
+
+// auditQuery is the Query of f's entries within b in partition p, newest
+// first, with the filters its key condition does not apply.
+func auditQuery(p auditPartition, f workspace.AuditFilter, b auditBounds) (*dynamodb.QueryInput, error) {
+	sk := expression.Key(p.skName)
+	cond := expression.Key(p.pkName).Equal(expression.Value(p.pk))
+	switch {
+	case b.lo != "" && b.hi != "":
+		// Every sort key is "<at>#<id>", so BETWEEN since AND until holds
+		// since's entries and none of until's: the range is half-open. A
+		// position as the end is the one entry that can equal it, which
+		// readAuditPartition leaves out.
+		cond = cond.And(sk.Between(expression.Value(b.lo), expression.Value(b.hi)))
+	case b.lo != "":
+		cond = cond.And(sk.GreaterThanEqual(expression.Value(b.lo)))
+	case b.hi != "":
+		cond = cond.And(sk.LessThan(expression.Value(b.hi)))
+	}
+	eb := expression.NewBuilder().WithKeyCondition(cond)
 	var filter expression.ConditionBuilder
 	add := func(c expression.ConditionBuilder) {
 		if filter.IsSet() {
@@ -266,54 +328,85 @@ func (s *Store) auditQuery(ws string, f workspace.AuditFilter) (in *dynamodb.Que
 			filter = c
 		}
 	}
-	if f.ActorKeyID != "" && index != IndexGSI2 {
+	if f.ActorKeyID != "" && p.index != IndexGSI2 {
 		add(expression.Name(attrActorKeyID).Equal(expression.Value(f.ActorKeyID)))
 	}
-	if f.Action != "" && index != IndexGSI3 {
+	if f.Action != "" && p.index != IndexGSI3 {
 		add(expression.Name(attrAction).Equal(expression.Value(string(f.Action))))
 	}
 	if filter.IsSet() {
-		b = b.WithFilter(filter)
+		eb = eb.WithFilter(filter)
 	}
-	e, err := build(b)
+	e, err := build(eb)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	in = &dynamodb.QueryInput{
+	in := &dynamodb.QueryInput{
 		KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 		ScanIndexForward: aws.Bool(false),
 	}
-	if index != "" {
-		in.IndexName = aws.String(index)
+	if p.index != "" {
+		in.IndexName = aws.String(p.index)
 	}
-	return in, filter.IsSet(), nil
+	return in, nil
 }
 
-// auditIndexOf picks where f's entries are read: the index of its most
-// selective filter, or the workspace's log ("" index) without one.
-func auditIndexOf(ws string, f workspace.AuditFilter) (index, pkName, skName, pk string) {
-	switch {
-	case f.TargetID != "":
-		return IndexGSI1, attrGSI1PK, attrGSI1SK, auditTargetGSI1PK(ws, f.TargetID)
-	case f.ActorKeyID != "":
-		return IndexGSI2, attrGSI2PK, attrGSI2SK, auditKeyGSI2PK(ws, f.ActorKeyID)
-	case f.Action != "":
-		return IndexGSI3, attrGSI3PK, attrGSI3SK, auditActionGSI3PK(ws, f.Action)
-	}
-	return "", attrPK, attrSK, auditPK(ws)
+// auditRead is what one partition's Query answered: its entries, by
+// position, and where it stopped ("" when it read the partition to its
+// end).
+type auditRead struct {
+	found   []auditFound
+	stopped string
 }
 
-// auditStartKey is the ExclusiveStartKey of the entry at position pos in
-// the partition f reads: an index's key names the table's key too.
-func auditStartKey(ws string, f workspace.AuditFilter, pos string) item {
-	k := key(auditPK(ws), pos)
-	index, pkName, skName, pk := auditIndexOf(ws, f)
-	if index != "" {
-		k[pkName] = &types.AttributeValueMemberS{Value: pk}
-		k[skName] = &types.AttributeValueMemberS{Value: pos}
+// auditFound is an entry as read, with its position (its sort key).
+type auditFound struct {
+	pos  string
+	item item
+}
+
+// readAuditPartition keeps the entries of a Query's answer within b.
+func readAuditPartition(out *dynamodb.QueryOutput, b auditBounds) auditRead {
+	var r auditRead
+	for _, raw := range out.Items {
+		pos, _ := raw[attrSK].(*types.AttributeValueMemberS)
+		if pos == nil || (b.atPosition && pos.Value == b.hi) {
+			continue
+		}
+		r.found = append(r.found, auditFound{pos: pos.Value, item: raw})
 	}
-	return k
+	// Every index's key names the table's key too, and an entry's SK is
+	// its position in every index.
+	if sk, ok := out.LastEvaluatedKey[attrSK].(*types.AttributeValueMemberS); ok {
+		r.stopped = sk.Value
+	}
+	return r
+}
+
+// mergeAuditReads is the page the partitions' reads make, newest first: up
+// to limit entries, all newer than the frontier (the newest place a
+// partition stopped at, before which every partition was read), and the
+// position of the next page: the page's last entry when entries were left
+// over, the frontier when a partition stopped, "" at the end of the log.
+func mergeAuditReads(reads []auditRead, limit int) (page []auditFound, next string) {
+	frontier := ""
+	for _, r := range reads {
+		frontier = max(frontier, r.stopped)
+	}
+	for _, r := range reads {
+		for _, e := range r.found {
+			if e.pos >= frontier {
+				page = append(page, e)
+			}
+		}
+	}
+	slices.SortFunc(page, func(a, b auditFound) int { return strings.Compare(b.pos, a.pos) })
+	if len(page) > limit {
+		page = page[:limit]
+		return page, page[limit-1].pos
+	}
+	return page, frontier
 }
 
 // parseAuditPosition reads a position auditPosition wrote.

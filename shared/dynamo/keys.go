@@ -128,26 +128,39 @@
 //     the condition that it is absent or older than an hour, so a key costs
 //     at most one write per hour however often it is used.
 //
-// The audit log keeps each workspace's entries in a partition of their own,
-// sorted by time, and lists them newest first. Each entry is Put in the
-// transaction of the change it records (AuditPuts), so an entry lands exactly
-// when its change does. Its three filters with an index each are sparse keys
-// of the entry: GSI1 by target, GSI2 by the acting key (key actors only) and
-// GSI3 (projection ALL), the audit log's own index, by action. Every sort key
-// is "<at>#<entryId>", so since/until bound a Query's key condition and no
-// filter reads past its page.
+// The audit log keeps each workspace's entries in AuditShards partitions,
+// each sorted by time, and lists them newest first by merging them. Each
+// entry is Put in the transaction of the change it records (AuditPuts), so
+// an entry lands exactly when its change does; its shard is a hash of its
+// id, so the entries of one transaction and of concurrent writers spread
+// over the shards. Its three filters with an index each are sparse keys of
+// the entry: GSI1 by target, GSI2 by the acting key (key actors only) and
+// GSI3 (projection ALL), the audit log's own index, by action. The acting
+// key's and the action's partitions are split by the same shard as the
+// entry; the target's is not: a target's entries record changes to that one
+// entity, which its own item's transactions pace far below a partition's
+// rate, so a target's entries stay one Query. Every sort key is
+// "<at>#<entryId>", so since/until and a page's position bound each Query's
+// key condition and no filter reads past its page.
 //
-//	item                PK                  SK                GSI1PK                          GSI2PK                     GSI3PK                                ttl
-//	audit entry         WS#<ws>#AUDIT       <at>#<entryId>    WS#<ws>#AUDIT#TARGET#<targetId>  WS#<ws>#AUDIT#KEY#<keyId>  WS#<ws>#AUDIT#ACTION#<action>         at + AuditRetentionDays
-//	                                                          (GSI1SK, GSI2SK, GSI3SK: the SK)
+//	item                PK                     SK              GSI1PK                           GSI2PK                             GSI3PK                                 ttl
+//	audit entry         WS#<ws>#AUDIT#<shard>  <at>#<entryId>  WS#<ws>#AUDIT#TARGET#<targetId>  WS#<ws>#AUDIT#<shard>#KEY#<keyId>  WS#<ws>#AUDIT#<shard>#ACTION#<action>  at + AuditRetentionDays
+//	audit entry, 2.0.0  WS#<ws>#AUDIT          <at>#<entryId>  WS#<ws>#AUDIT#TARGET#<targetId>  WS#<ws>#AUDIT#KEY#<keyId>          WS#<ws>#AUDIT#ACTION#<action>          at + AuditRetentionDays
+//	                                                           (GSI1SK, GSI2SK, GSI3SK: the SK)
 //
-// One partition per workspace takes DynamoDB's 1,000 writes a second per
-// partition, and so does one action's GSI3 partition: a workspace records at
-// most that many changes a second (every change to an entity, not every
-// usage event: agents stop and resume at most once per limit and period).
-// A burst beyond it (the scheduler resuming many thousand agents of one
-// workspace at midnight) is throttled, retried by transact and slowed, never
-// lost: no change lands without its entry.
+// <shard> is 0 .. AuditShards-1: FNV-1a of the entry id, modulo
+// AuditShards. Release 2.0.0 wrote every entry to one partition per
+// workspace (the 2.0.0 row); those entries are read as one more shard, the
+// legacy one, until their TTL has removed them all. A page reads every
+// shard of its partition (AuditShards + 1 Queries, sent at once; one for a
+// targetId filter), each for at most its limit + 1 newest entries after
+// the page's position, and merges them (AuditPage).
+//
+// A shard's partition takes DynamoDB's 1,000 writes a second, and a
+// transactional entry costs 2 of them: a workspace records about 500 x
+// AuditShards = 8,000 changes a second, as do one action's and one key's
+// GSI partitions. A burst beyond it is throttled, retried by transact
+// and slowed, never lost: no change lands without its entry.
 //
 // The attribute ttl (epoch seconds) is the table's TTL attribute. An
 // invitation and its e-mail claim carry its expiry plus the retention period;
@@ -216,11 +229,44 @@ const (
 	IndexGSI3 = "GSI3"
 )
 
-func auditPK(ws string) string                   { return wsPK(ws) + "#AUDIT" }
-func auditTargetGSI1PK(ws, target string) string { return auditPK(ws) + "#TARGET#" + target }
-func auditKeyGSI2PK(ws, keyID string) string     { return auditPK(ws) + "#KEY#" + keyID }
-func auditActionGSI3PK(ws string, a workspace.AuditAction) string {
-	return auditPK(ws) + "#ACTION#" + string(a)
+// AuditShards is how many partitions a workspace's audit log is written
+// over (see the table above): a page of the log is at most AuditShards + 1
+// Queries, the legacy partition's included.
+const AuditShards = 16
+
+// auditLegacy is the shard of the partition release 2.0.0 wrote every entry
+// to, read as one more shard.
+const auditLegacy = -1
+
+// auditShardOf is the shard an entry is written to: a hash of its id.
+func auditShardOf(id string) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32() % AuditShards)
+}
+
+// auditReadShards are the shards a page of the whole log, or of an
+// acting key's or an action's entries, reads: every shard, legacy last.
+func auditReadShards() []int {
+	out := make([]int, 0, AuditShards+1)
+	for n := range AuditShards {
+		out = append(out, n)
+	}
+	return append(out, auditLegacy)
+}
+
+func auditPK(ws string, shard int) string {
+	if shard == auditLegacy {
+		return wsPK(ws) + "#AUDIT"
+	}
+	return fmt.Sprintf("%s#AUDIT#%d", wsPK(ws), shard)
+}
+func auditTargetGSI1PK(ws, target string) string { return wsPK(ws) + "#AUDIT#TARGET#" + target }
+func auditKeyGSI2PK(ws string, shard int, keyID string) string {
+	return auditPK(ws, shard) + "#KEY#" + keyID
+}
+func auditActionGSI3PK(ws string, shard int, a workspace.AuditAction) string {
+	return auditPK(ws, shard) + "#ACTION#" + string(a)
 }
 
 // auditPosition is an entry's sort key: its time, then its id, so entries

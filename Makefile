@@ -92,13 +92,13 @@ reference: $(APIDOCS_STAMP)
 
 # make sdk regenerates the SDKs' generated code (sdk/generate.sh); make lint
 # (so make test) fails when it differs from the tree's, and checks sdk/go's
-# module: tidy and vetted.
+# module: tidy, vetted and staticcheck-clean.
 sdk: $(SDK_TS_STAMP)
 	GO=$(GO) sh sdk/generate.sh
 
 sdk-check: $(SDK_TS_STAMP)
 	CHECK=1 GO=$(GO) sh sdk/generate.sh
-	cd sdk/go && $(GO) mod tidy -diff && $(GO) vet ./...
+	cd sdk/go && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) tool staticcheck ./...
 
 run: deps
 	$(GO) build -o bin/localrun ./infra/cmd/localrun

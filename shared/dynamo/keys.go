@@ -239,7 +239,7 @@ const (
 	prefixUsage  = "USAGE#"
 	prefixChat   = "CHAT#"
 	usageShards  = 8
-	resumeShards = 8
+	resumeShards = 32
 	resumeDay    = "RESUME#DAY#"
 	resumeMonth  = "RESUME#MONTH#"
 	resumeTeam   = "RESUME#TEAM#"

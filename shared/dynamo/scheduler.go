@@ -25,10 +25,15 @@ const (
 	// resumeReaders is how many resume-index partitions (3 kinds of hold ×
 	// resumeShards) one run queries at once.
 	resumeReaders = 16
-	// resumeConcurrency is how many resumes one run has in flight at once,
-	// over every workspace: each is a read and a transaction, so a run
-	// makes about resumeConcurrency / (2 round trips) resumes a second.
-	resumeConcurrency = 64
+	// runResumeRate is how many resumes one run starts per second, over
+	// every workspace: 1,000,000 in 400 s. A resume costs 11 write units
+	// (docs/benchmarks.md#scheduler-at-scale), so the run writes at most
+	// 27,500 WCU/s, under an on-demand table's 40,000.
+	runResumeRate = 2500
+	// resumeConcurrency is how many resumes one run has in flight at once:
+	// each is a read and a transaction in turn, so the run keeps
+	// runResumeRate while a resume takes up to 160 / 2,500 s = 64 ms.
+	resumeConcurrency = 160
 	// workspaceResumeRate is how many resumes of one workspace start per
 	// second. A resume writes the agent's state (its own partition), an
 	// audit entry (the workspace's log, and the action's index partition)
@@ -61,13 +66,17 @@ const (
 // resumePace is a store's scheduler pace; the zero value is the constants'.
 type resumePace struct {
 	perWorkspace float64       // resumes of one workspace started per second
+	perRun       float64       // resumes of the run started per second
 	stopMargin   time.Duration // see resumeStopMargin
 }
 
 func (s *Store) pace() resumePace {
-	p := resumePace{perWorkspace: workspaceResumeRate, stopMargin: resumeStopMargin}
+	p := resumePace{perWorkspace: workspaceResumeRate, perRun: runResumeRate, stopMargin: resumeStopMargin}
 	if s.resumePace.perWorkspace > 0 {
 		p.perWorkspace = s.resumePace.perWorkspace
+	}
+	if s.resumePace.perRun > 0 {
+		p.perRun = s.resumePace.perRun
 	}
 	if s.resumePace.stopMargin > 0 {
 		p.stopMargin = s.resumePace.stopMargin
@@ -154,7 +163,7 @@ func (s *Store) ResumeDue(ctx context.Context, by workspace.Actor, now time.Time
 			todo = append(todo, p)
 		}
 	}
-	r := newResumeRun(s, by, now, day, owner, pace.perWorkspace, leaseUntil.Add(-pace.stopMargin))
+	r := newResumeRun(s, by, now, day, owner, pace, leaseUntil.Add(-pace.stopMargin))
 	r.work(ctx, todo)
 	res := workspace.ResumeRun{
 		ResumedAgents: int(r.agents.Load()), ResumedTeams: int(r.teams.Load()),
@@ -255,7 +264,8 @@ type resumeRun struct {
 	by         workspace.Actor
 	now        time.Time
 	day, owner string
-	interval   time.Duration // between two resume starts of one workspace
+	laneGap    time.Duration // between two resume starts of one workspace
+	paced      *pacer        // the run's starts
 	stopBy     time.Time     // no resume starts after it
 
 	stop    chan struct{} // closed at the run's stop time
@@ -290,24 +300,49 @@ type resumeEntry struct {
 	shard *resumeShardRun
 }
 
+// gap is the time between two starts at rate a second.
+func gap(rate float64) time.Duration { return time.Duration(float64(time.Second) / rate) }
+
+// pacer hands out start times at least gap apart.
+type pacer struct {
+	mu   sync.Mutex
+	gap  time.Duration
+	next time.Time
+}
+
+// reserve returns the time of the next start: now, or gap after the last
+// one handed out.
+func (p *pacer) reserve() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := time.Now()
+	if p.next.After(at) {
+		at = p.next
+	}
+	p.next = at.Add(p.gap)
+	return at
+}
+
 // resumeLane is one workspace's queue of entries.
 type resumeLane struct {
+	paced    pacer
 	mu       sync.Mutex
 	queue    []resumeEntry
 	wake     chan struct{} // a push signals a waiting lane
 	inFlight chan struct{} // workspaceResumesInFlight
 }
 
-func newResumeRun(s *Store, by workspace.Actor, now time.Time, day, owner string, perWorkspace float64, stopBy time.Time) *resumeRun {
+func newResumeRun(s *Store, by workspace.Actor, now time.Time, day, owner string, pace resumePace, stopBy time.Time) *resumeRun {
 	return &resumeRun{
 		s: s, by: by, now: now, day: day, owner: owner,
-		interval: time.Duration(float64(time.Second) / perWorkspace),
-		stop:     make(chan struct{}),
-		slots:    make(chan struct{}, resumeConcurrency),
-		queued:   make(chan struct{}, resumeQueueBound),
-		reading:  make(chan struct{}),
-		lanes:    map[string]*resumeLane{},
-		stopBy:   stopBy,
+		laneGap: gap(pace.perWorkspace),
+		paced:   &pacer{gap: gap(pace.perRun)},
+		stop:    make(chan struct{}),
+		slots:   make(chan struct{}, resumeConcurrency),
+		queued:  make(chan struct{}, resumeQueueBound),
+		reading: make(chan struct{}),
+		lanes:   map[string]*resumeLane{},
+		stopBy:  stopBy,
 	}
 }
 
@@ -400,7 +435,7 @@ func (r *resumeRun) enqueue(e resumeEntry) {
 	r.mu.Lock()
 	l, ok := r.lanes[ws]
 	if !ok {
-		l = &resumeLane{wake: make(chan struct{}, 1), inFlight: make(chan struct{}, workspaceResumesInFlight)}
+		l = &resumeLane{paced: pacer{gap: r.laneGap}, wake: make(chan struct{}, 1), inFlight: make(chan struct{}, workspaceResumesInFlight)}
 		r.lanes[ws] = l
 		r.lanesWG.Go(func() { r.drive(l) })
 	}
@@ -426,11 +461,10 @@ func (l *resumeLane) pop() (resumeEntry, bool) {
 	return e, true
 }
 
-// drive starts the resumes of one workspace's lane, paced interval apart,
-// until the readers have finished and the lane is empty. Past the stop
-// time, its entries are left for a later run.
+// drive starts the resumes of one workspace's lane, paced laneGap apart
+// (and the run's pace), until the readers have finished and the lane is
+// empty. Past the stop time, its entries are left for a later run.
 func (r *resumeRun) drive(l *resumeLane) {
-	var next time.Time
 	readersDone := false
 	for {
 		e, ok := l.pop()
@@ -445,11 +479,10 @@ func (r *resumeRun) drive(l *resumeLane) {
 			}
 			continue
 		}
-		if !r.pacedStart(e.ctx, l, next) {
+		if !r.pacedStart(e.ctx, l) {
 			r.leave(e)
 			continue
 		}
-		next = time.Now().Add(r.interval)
 		r.flying.Go(func() {
 			defer func() { <-r.slots; <-l.inFlight }()
 			r.resume(e)
@@ -457,41 +490,49 @@ func (r *resumeRun) drive(l *resumeLane) {
 	}
 }
 
-// pacedStart waits until next, then for a slot of the lane and of the run;
-// false when the run stops first.
-func (r *resumeRun) pacedStart(ctx context.Context, l *resumeLane, next time.Time) bool {
-	if wait := time.Until(next); wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.stop:
-			return false
-		case <-ctx.Done():
-			return false
-		}
+// pacedStart waits for a slot of the lane and of the run, then for the
+// lane's and the run's next starts (reserved once the slots are held, so a
+// lane that waited for a slot does not start twice in a row); false when
+// the run stops first.
+func (r *resumeRun) pacedStart(ctx context.Context, l *resumeLane) bool {
+	if !r.acquire(ctx, l.inFlight) {
+		return false
 	}
-	for _, slot := range []chan struct{}{l.inFlight, r.slots} {
-		select {
-		case slot <- struct{}{}:
-		case <-r.stop:
-			if slot == r.slots {
-				<-l.inFlight
-			}
-			return false
-		case <-ctx.Done():
-			if slot == r.slots {
-				<-l.inFlight
-			}
-			return false
-		}
+	if !r.acquire(ctx, r.slots) {
+		<-l.inFlight
+		return false
 	}
-	if r.stopped(ctx) {
+	if !r.waitUntil(ctx, l.paced.reserve()) || !r.waitUntil(ctx, r.paced.reserve()) {
 		<-r.slots
 		<-l.inFlight
 		return false
 	}
 	return true
+}
+
+// waitUntil waits until at; false when the run stops first.
+func (r *resumeRun) waitUntil(ctx context.Context, at time.Time) bool {
+	if wait := time.Until(at); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.stop:
+		case <-ctx.Done():
+		}
+	}
+	return !r.stopped(ctx)
+}
+
+// acquire takes a slot of sem; false when the run stops first.
+func (r *resumeRun) acquire(ctx context.Context, sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-r.stop:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // resume resumes one entry and counts what it did.
@@ -522,7 +563,9 @@ func (r *resumeRun) settle(ctx context.Context, sh *resumeShardRun) {
 	if sh.pending.Add(-1) != 0 || sh.dirty.Load() {
 		return
 	}
-	if err := r.s.finishSchedulerShard(ctx, r.day, r.owner, sh.pk); err != nil {
+	// Recorded even past the run's deadline: the partition is finished, and
+	// a run whose time is up is stopped by Lambda, not by its context.
+	if err := r.s.finishSchedulerShard(context.WithoutCancel(ctx), r.day, r.owner, sh.pk); err != nil {
 		r.fail(sh, err)
 		return
 	}

@@ -64,3 +64,12 @@ func (s *Store) WithResumePace(perWorkspace float64, stopMargin time.Duration) *
 	c.resumePace = resumePace{perWorkspace: perWorkspace, stopMargin: stopMargin}
 	return &c
 }
+
+// SchedulerPace is the scheduler's pace (scheduler.go), for the model of a
+// run at scale.
+var SchedulerPace = struct {
+	RunRate, WorkspaceRate float64
+	Concurrency, Readers   int
+	StopMargin             time.Duration
+	ResumeShards           int
+}{runResumeRate, workspaceResumeRate, resumeConcurrency, resumeReaders, resumeStopMargin, resumeShards}

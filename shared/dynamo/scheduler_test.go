@@ -22,8 +22,10 @@ import (
 // their daily limit on the 22nd (noon): the scheduler's run of the 23rd
 // resumes every one.
 type stoppedWorld struct {
-	t      *testing.T
+	t      testing.TB
 	store  *dynamo.Store
+	db     *dynamodb.Client
+	table  string
 	rt     *tableops.RoundTrips
 	agents map[string][]string // workspace -> agent ids
 }
@@ -32,11 +34,12 @@ var theNextDay = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 
 // newStoppedWorld writes workspaces ws0, ws1, ... with perWorkspace[i]
 // agents each, and stops every agent with usage at its daily limit.
-func newStoppedWorld(t *testing.T, perWorkspace []int, clientOpts ...func(*dynamodb.Options)) *stoppedWorld {
+func newStoppedWorld(t testing.TB, perWorkspace []int, clientOpts ...func(*dynamodb.Options)) *stoppedWorld {
 	t.Helper()
 	rt := &tableops.RoundTrips{}
 	client := dynamolocal.NewClient(t, rt, clientOpts...)
-	w := &stoppedWorld{t: t, store: dynamo.New(client, dynamolocal.NewTable(t, client)), rt: rt, agents: map[string][]string{}}
+	table := dynamolocal.NewTable(t, client)
+	w := &stoppedWorld{t: t, store: dynamo.New(client, table), db: client, table: table, rt: rt, agents: map[string][]string{}}
 	ctx := context.Background()
 	for i, n := range perWorkspace {
 		ws := fmt.Sprint("ws", i)

@@ -155,8 +155,13 @@ const (
 	tableMaxWCU        = 40000 // an on-demand table's default maximum write units a second
 	partitionWCU       = 1000
 	largestWorkspace   = 10000 // agents of the largest tenant, all stopped
-	agentsToResume     = 1_000_000
-	target             = 10 * time.Minute
+	// The client's CPU time per resume (BenchmarkResumeDue: the run's own
+	// code path, as profiled) and the function's vCPUs at its memory
+	// (Lambda gives 1 vCPU per 1,769 MB; 6,144 MB: about 3.5).
+	cpuPerResume   = 1300 * time.Microsecond
+	lambdaVCPUs    = 6144.0 / 1769
+	agentsToResume = 1_000_000
+	target         = 10 * time.Minute
 )
 
 // A million stopped agents resume within 10 minutes in AWS: the model takes
@@ -200,6 +205,7 @@ func TestAMillionStoppedAgentsResumeWithinTenMinutes(t *testing.T) {
 	pace := dynamo.SchedulerPace
 	perResume := time.Duration(math.Round(reads))*awsReadLatency + time.Duration(math.Round(writes))*awsTransactLatency
 	rate := math.Min(pace.RunRate, float64(pace.Concurrency)/perResume.Seconds())
+	cpus := rate * cpuPerResume.Seconds()
 	resumeTime := agentsToResume / rate
 	largestTime := largestWorkspace / pace.WorkspaceRate
 	pages := math.Max(agentsToResume/2000, math.Ceil(agentsToResume*float64(entry)/(1<<20)))
@@ -214,6 +220,7 @@ func TestAMillionStoppedAgentsResumeWithinTenMinutes(t *testing.T) {
 	row("measured: hottest shared partition", fmt.Sprintf("%s, %.1f WCU per resume of its workspace", hotName, hot))
 	row("premise: per-resume latency", fmt.Sprintf("%v (read %v + transaction %v)", perResume, awsReadLatency, awsTransactLatency))
 	row("run rate", fmt.Sprintf("min(%g/s, %d in flight / %v) = %.0f resumes/s", pace.RunRate, pace.Concurrency, perResume, rate))
+	row("client CPU", fmt.Sprintf("%.0f resumes/s × %v = %.2f vCPU (premise: %.2f at 6,144 MB)", rate, cpuPerResume, cpus, lambdaVCPUs))
 	row("table write units", fmt.Sprintf("%.0f WCU/s (premise: on-demand maximum %d)", rate*wcu, tableMaxWCU))
 	row("one workspace's hottest partition", fmt.Sprintf("%.0f WCU/s at %g resumes/s (limit %d)", pace.WorkspaceRate*hot, pace.WorkspaceRate, partitionWCU))
 	row("1,000,000 resumes", fmt.Sprintf("%.0f s", resumeTime))
@@ -222,6 +229,9 @@ func TestAMillionStoppedAgentsResumeWithinTenMinutes(t *testing.T) {
 	row("wall time", fmt.Sprintf("%.0f s (target %v; one invocation: %v less the %v margin)", wall, target, lambdaTimeout, pace.StopMargin))
 	t.Logf("the scheduler at scale:\n%s", tbl.String())
 
+	if cpus > lambdaVCPUs {
+		t.Errorf("the run needs %.2f vCPU, over the function's %.2f", cpus, lambdaVCPUs)
+	}
 	if rate*wcu > tableMaxWCU {
 		t.Errorf("the run writes %.0f WCU/s, over the table's %d", rate*wcu, tableMaxWCU)
 	}

@@ -231,3 +231,25 @@ func TestSchedulerFunctionThroughTheLocalGateway(t *testing.T) {
 	}
 	checkStates(t, env, day(22, time.November), map[string]workspace.AgentState{"ag_daily": running})
 }
+
+// The 5-minute schedule's runs of a day whose run finished only look: they
+// resume nothing and say the day is finished.
+func TestTheFrequentRunsOfAFinishedDayOnlyLook(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, testFixture)
+	use(t, env, map[string]float64{"ag_daily": 5})
+	run := scheduler.New(env.Store, env.Clock)
+	for i, at := range []time.Time{day(22, time.November), day(22, time.November).Add(5 * time.Minute), day(22, time.November).Add(10 * time.Minute)} {
+		got, err := run(t.Context(), scheduled(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := scheduler.Result{Now: workspace.FormatTime(at), Finished: true}
+		if i == 0 {
+			want.ResumedAgents = 1
+		}
+		if got != want {
+			t.Errorf("run at %s: got %+v, want %+v", want.Now, got, want)
+		}
+	}
+}

@@ -24,6 +24,7 @@
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //	provisioning record WS#<ws>             PROVISIONED#<kind>#<id>         (kind workspace, member or agent: the newest version a provisioning event applied, and whether it removed the entity; kept after the removal)
 //	migration step      MIGRATION           STEP#<nnn>                      (a migration step's progress: status, each segment's place, counts, lease; migrations.go)
+//	scheduler run       SCHEDULER#<day>     RUN                             (a UTC day's scheduler run: doneShards, the resume-index partitions finished; owner and leaseUntil of the run holding it; ttl 35 days; scheduler.go)
 //
 // The credit engine keeps each agent's and team's counters and running state
 // in a partition of their own, so a busy agent never throttles its workspace's

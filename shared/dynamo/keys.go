@@ -234,12 +234,17 @@ const (
 	attrGSI2SK = "GSI2SK"
 	// IndexGSI2 is the sparse index of running states waiting for a new
 	// period: agents stopped by a limit, paused teams.
-	IndexGSI2    = "GSI2"
-	skState      = "STATE"
-	skEvent      = "EVENT"
-	prefixUsage  = "USAGE#"
-	prefixChat   = "CHAT#"
-	usageShards  = 8
+	IndexGSI2   = "GSI2"
+	skState     = "STATE"
+	skEvent     = "EVENT"
+	prefixUsage = "USAGE#"
+	prefixChat  = "CHAT#"
+	usageShards = 8
+	// resumeShards spreads each kind of hold of the resume index over
+	// partitions (a wave of stops or resumes writes each at a fraction of
+	// its rate); the scheduler reads them all, so raising it needs no
+	// migration (entries written under a smaller number sit in partitions
+	// still read), and it must never shrink. It was 8 up to release 2.0.0.
 	resumeShards = 32
 	resumeDay    = "RESUME#DAY#"
 	resumeMonth  = "RESUME#MONTH#"

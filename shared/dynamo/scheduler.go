@@ -50,7 +50,9 @@ const (
 	// resumeQueueBound is how many entries a run holds read but not yet
 	// resumed (about 1 KB each): the readers wait while it is full. It is
 	// larger than a whole workspace (10,000 agents), so the paced entries
-	// of a few large tenants never keep the readers from the others'.
+	// of one large tenant never keep the readers from the others' (with
+	// several at once the readers wait, while every lane already filled
+	// goes on at its pace).
 	resumeQueueBound = 20000
 	// resumeStopMargin is how long before its deadline (the Lambda's
 	// timeout) a run stops starting resumes, so those in flight end and

@@ -58,7 +58,7 @@ func TestTheTemplateGivesEachFunctionItsEnvironment(t *testing.T) {
 		{"InvitesFunction", "INVITE_RETENTION_DAYS", "30"},
 		{"InvitesFunction", "timeout", "29s"},
 		{"ChatsFunction", "memory", "1769"},
-		{"SchedulerFunction", "timeout", "5m0s"},
+		{"SchedulerFunction", "timeout", "15m0s"},
 		{"IngestFunction", "memory", "256"},
 		{"EventsFunction", "EVENT_BUS_NAME", ""},
 	}

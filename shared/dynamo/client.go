@@ -36,6 +36,8 @@ type Store struct {
 	// auditKeep is how long audit entries are kept (WithAuditRetention);
 	// zero is workspace.DefaultAuditRetention.
 	auditKeep time.Duration
+	// resumePace is the scheduler's pace; zero: the constants' (scheduler.go).
+	resumePace resumePace
 }
 
 // New returns a Store over the named table.

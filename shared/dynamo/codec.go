@@ -96,6 +96,22 @@ func (s *Store) keyQuery(index string, kc expression.KeyConditionBuilder) (*dyna
 	return in, nil
 }
 
+// conditionalUpdate is the UpdateItem of the item at k that applies e's
+// update under e's condition.
+func (s *Store) conditionalUpdate(k item, e built) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: k,
+		UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}
+}
+
+// withAllValues makes an UpdateItem return the item after it, or, when its
+// condition fails, before it.
+func withAllValues(in *dynamodb.UpdateItemInput) *dynamodb.UpdateItemInput {
+	in.ReturnValues = types.ReturnValueAllNew
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	return in
+}
+
 // prefixed is the key condition of the items of partition pk whose sort keys
 // begin with prefix.
 func prefixed(pk, prefix string) expression.KeyConditionBuilder {

@@ -435,26 +435,27 @@ func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
 	// Before the scheduler runs, the stop holds even though a new day began.
 	w.wantState("a1", tomorrow.Add(time.Hour), stoppedDaily)
 	// A run on the same day changes nothing.
-	if trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), noon); err != nil || len(trs) != 0 {
-		t.Fatalf("same-day run: %v, %v; want nothing", trs, err)
+	if run, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), noon); err != nil || resumedAny(run) {
+		t.Fatalf("same-day run: %+v, %v; want nothing", run, err)
 	}
 	w.rt.Reset()
-	trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow)
-	if err != nil || len(trs) != 2 {
-		t.Fatalf("next-day run: %v, %v; want a1 and solo resumed", trs, err)
+	run, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow)
+	if err != nil || run != (workspace.ResumeRun{ResumedAgents: 2, Finished: true}) {
+		t.Fatalf("next-day run: %+v, %v; want a1 and solo resumed", run, err)
 	}
-	// Round trips: the 24 partitions of the resume index (3 holds × 8
-	// shards), queried 8 at a time, and per entry a read and a write: 28 in
-	// all. In turn: 3 waves of Queries; both entries are in the first
-	// wave's partitions, so their reads and writes run beside the next two
-	// waves: 3. One after another they were 28.
-	if got, path := w.rt.Count(), w.rt.Depth(); got != 28 || path != 3 {
-		t.Errorf("next-day run: %d round trips, %d in turn (%v); want 28, 3 in turn", got, path, w.rt.Ops())
+	// Round trips: the claim of the day's run item, the 96 partitions of
+	// the resume index (3 holds × 32 shards), queried 16 at a time, each
+	// recorded finished once read, per entry a read and a write, and the
+	// release of the run item: 198 in all. In turn: the claim, 6 waves of a
+	// Query and its record (both entries' reads and writes run beside
+	// them), the release: 9.
+	if got, path := w.rt.Count(), w.rt.Depth(); got != 198 || path != 9 {
+		t.Errorf("next-day run: %d round trips, %d in turn (%v); want 198, 9 in turn", got, path, w.rt.Ops())
 	}
 	w.wantState("a1", tomorrow, running)
 	w.wantState("solo", tomorrow, running)
-	if trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow); err != nil || len(trs) != 0 {
-		t.Errorf("second run: %v, %v; want nothing more", trs, err)
+	if run, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow); err != nil || run != (workspace.ResumeRun{Finished: true}) {
+		t.Errorf("second run: %+v, %v; want nothing more", run, err)
 	}
 
 	// The monthly stop and the team's pause wait for the next month.
@@ -462,20 +463,20 @@ func TestTheSchedulerResumesWhatANewDayOrMonthFrees(t *testing.T) {
 	w.use("a1", 11, tomorrow) // month 30: monthly stop
 	w.use("a2", 70, tomorrow) // team 100: paused
 	w.wantState("a1", tomorrow, pausedTeam)
-	if trs, _ := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow.AddDate(0, 0, 1)); len(trs) != 0 {
-		t.Errorf("next-day run resumed %v, want nothing (monthly stop and team pause hold)", trs)
+	if run, _ := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), tomorrow.AddDate(0, 0, 1)); resumedAny(run) {
+		t.Errorf("next-day run resumed %+v, want nothing (monthly stop and team pause hold)", run)
 	}
 	w.wantState("a1", tomorrow.AddDate(0, 0, 1), pausedTeam)
 	december := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	trs, err = w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), december)
-	if err != nil || len(trs) != 2 {
-		t.Fatalf("next-month run: %v, %v; want a1 and t1 resumed", trs, err)
+	run, err = w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), december)
+	if err != nil || run != (workspace.ResumeRun{ResumedAgents: 1, ResumedTeams: 1, Finished: true}) {
+		t.Fatalf("next-month run: %+v, %v; want a1 and t1 resumed", run, err)
 	}
 	for _, a := range []string{"a1", "a2", "a3"} {
 		w.wantState(a, december, running)
 	}
-	if trs, _ := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), december); len(trs) != 0 {
-		t.Errorf("second next-month run: %v, want nothing", trs)
+	if run, _ := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), december); resumedAny(run) {
+		t.Errorf("second next-month run: %+v, want nothing", run)
 	}
 }
 
@@ -485,17 +486,18 @@ func TestASchedulerRunAfterMissedDaysCatchesUp(t *testing.T) {
 	w := newCreditWorld(t)
 	w.use("a1", 10, noon)
 	fourDaysOn := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
-	trs, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), fourDaysOn)
-	if err != nil || len(trs) != 1 || trs[0].AgentID != "a1" {
-		t.Fatalf("late run: %v, %v; want a1 resumed", trs, err)
+	run, err := w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), fourDaysOn)
+	if err != nil || run != (workspace.ResumeRun{ResumedAgents: 1, Finished: true}) {
+		t.Fatalf("late run: %+v, %v; want a1 resumed", run, err)
 	}
 	w.wantState("a1", fourDaysOn, running)
 	// A month missed entirely catches up too.
 	w.use("a2", 100, fourDaysOn)
-	trs, err = w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), time.Date(2027, 1, 3, 0, 0, 0, 0, time.UTC))
-	if err != nil || len(trs) != 1 || trs[0].TeamID != "t1" {
-		t.Errorf("run two months late: %v, %v; want t1 resumed", trs, err)
+	run, err = w.store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), time.Date(2027, 1, 3, 0, 0, 0, 0, time.UTC))
+	if err != nil || run != (workspace.ResumeRun{ResumedTeams: 1, Finished: true}) {
+		t.Errorf("run two months late: %+v, %v; want t1 resumed", run, err)
 	}
+	w.wantState("a2", time.Date(2027, 1, 3, 0, 0, 0, 0, time.UTC), running)
 }
 
 // againWhileBusy runs f again while it fails busy (at most 20 times), as a
@@ -647,3 +649,6 @@ func TestUsageRoundTrips(t *testing.T) {
 		t.Errorf("today = %v, want 11", got)
 	}
 }
+
+// resumedAny reports whether a scheduler run resumed anything.
+func resumedAny(run workspace.ResumeRun) bool { return run.ResumedAgents+run.ResumedTeams > 0 }

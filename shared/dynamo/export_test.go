@@ -55,3 +55,21 @@ func (s *Store) WriteThreshold(ctx context.Context, ws string, target workspace.
 	failed, err := s.transact(ctx, items)
 	return len(failed) == 0, err
 }
+
+// WithResumePace returns a store over the same table whose scheduler starts
+// at most perWorkspace resumes of one workspace a second and stops starting
+// them stopMargin before its context's deadline (0 keeps the default).
+func (s *Store) WithResumePace(perWorkspace float64, stopMargin time.Duration) *Store {
+	c := *s
+	c.resumePace = resumePace{perWorkspace: perWorkspace, stopMargin: stopMargin}
+	return &c
+}
+
+// SchedulerPace is the scheduler's pace (scheduler.go), for the model of a
+// run at scale.
+var SchedulerPace = struct {
+	RunRate, WorkspaceRate float64
+	Concurrency, Readers   int
+	StopMargin             time.Duration
+	ResumeShards           int
+}{runResumeRate, workspaceResumeRate, resumeConcurrency, resumeReaders, resumeStopMargin, resumeShards}

@@ -24,6 +24,7 @@
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //	provisioning record WS#<ws>             PROVISIONED#<kind>#<id>         (kind workspace, member or agent: the newest version a provisioning event applied, and whether it removed the entity; kept after the removal)
 //	migration step      MIGRATION           STEP#<nnn>                      (a migration step's progress: status, each segment's place, counts, lease; migrations.go)
+//	scheduler run       SCHEDULER#<day>     RUN                             (a UTC day's scheduler run: doneShards, the resume-index partitions finished; owner and leaseUntil of the run holding it; ttl 35 days; scheduler.go)
 //
 // The credit engine keeps each agent's and team's counters and running state
 // in a partition of their own, so a busy agent never throttles its workspace's
@@ -279,13 +280,18 @@ const (
 	attrGSI2SK = "GSI2SK"
 	// IndexGSI2 is the sparse index of running states waiting for a new
 	// period: agents stopped by a limit, paused teams.
-	IndexGSI2    = "GSI2"
-	skState      = "STATE"
-	skEvent      = "EVENT"
-	prefixUsage  = "USAGE#"
-	prefixChat   = "CHAT#"
-	usageShards  = 8
-	resumeShards = 8
+	IndexGSI2   = "GSI2"
+	skState     = "STATE"
+	skEvent     = "EVENT"
+	prefixUsage = "USAGE#"
+	prefixChat  = "CHAT#"
+	usageShards = 8
+	// resumeShards spreads each kind of hold of the resume index over
+	// partitions (a wave of stops or resumes writes each at a fraction of
+	// its rate); the scheduler reads them all, so raising it needs no
+	// migration (entries written under a smaller number sit in partitions
+	// still read), and it must never shrink. It was 8 up to release 2.0.0.
+	resumeShards = 32
 	resumeDay    = "RESUME#DAY#"
 	resumeMonth  = "RESUME#MONTH#"
 	resumeTeam   = "RESUME#TEAM#"

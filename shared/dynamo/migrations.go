@@ -150,13 +150,7 @@ func (s *Store) ClaimMigration(ctx context.Context, step int, name string, segme
 	if err != nil {
 		return workspace.MigrationProgress{}, err
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: key(pkMigration, migrationSK(step)),
-		UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	out, err := s.db.UpdateItem(ctx, withAllValues(s.conditionalUpdate(key(pkMigration, migrationSK(step)), e)))
 	var failed *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &failed):
@@ -210,11 +204,7 @@ func (s *Store) updateMigration(ctx context.Context, step int, owner string, upd
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: key(pkMigration, migrationSK(step)),
-		UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	})
+	_, err = s.db.UpdateItem(ctx, s.conditionalUpdate(key(pkMigration, migrationSK(step)), e))
 	var failed *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &failed):

@@ -1,9 +1,12 @@
-// Package scheduler is the function EventBridge runs at 00:00 UTC every day
-// (docs/credit-rules.md): it resumes the agents and teams that a new UTC day
-// or month frees. "Now" is the scheduled event's time, not the clock at the
-// moment it runs, so that a delayed or retried run decides as the scheduled
-// one would; the store's resumes are conditioned on what they resume, so
-// running twice changes nothing more and a run after missed days catches up.
+// Package scheduler is the function EventBridge runs at 00:00 UTC every day,
+// and every 5 minutes to finish a day's run cut off part way
+// (docs/credit-rules.md#the-scheduler): it resumes the agents and teams that
+// a new UTC day or month frees. "Now" is the scheduled event's time, not the
+// clock at the moment it runs, so that a delayed or retried run decides as
+// the scheduled one would; the store's resumes are conditioned on what they
+// resume, so running twice changes nothing more and a run after missed days
+// catches up. The store records the day's progress, so the day's later runs
+// start where an earlier one stopped, and only look once it has finished.
 package scheduler
 
 import (
@@ -18,9 +21,10 @@ import (
 
 // Store is the storage the function uses.
 type Store interface {
-	// ResumeDue resumes everything a new UTC day or month has freed by now
-	// and returns the transitions it made (even when it also fails).
-	ResumeDue(ctx context.Context, by workspace.Actor, now time.Time) ([]workspace.Transition, error)
+	// ResumeDue resumes everything a new UTC day or month has freed by now,
+	// from where the day's earlier runs stopped, and returns what it did
+	// (even when it also fails).
+	ResumeDue(ctx context.Context, by workspace.Actor, now time.Time) (workspace.ResumeRun, error)
 }
 
 // Result is what a run did, as the function's JSON result: what
@@ -32,6 +36,13 @@ type Result struct {
 	// second run for the same time.
 	ResumedAgents int `json:"resumedAgents"`
 	ResumedTeams  int `json:"resumedTeams"`
+	// Finished is true once everything due on the day is resumed (by this
+	// run or an earlier one); false when the run stopped part way (its time
+	// ran out, or it failed): the day's next run goes on from there.
+	Finished bool `json:"finished"`
+	// Busy is true when another run of the day was going on: this one did
+	// nothing.
+	Busy bool `json:"busy"`
 }
 
 // Handler is the function's Lambda handler.
@@ -48,23 +59,18 @@ func New(store Store, clock workspace.Clock) Handler {
 			now = clock.Now().UTC()
 			slog.WarnContext(ctx, "the scheduled event has no time; resuming as of the clock's now", "now", workspace.FormatTime(now))
 		}
-		trs, err := store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), now)
-		res := Result{Now: workspace.FormatTime(now)}
-		for _, tr := range trs {
-			if tr.AgentID == "" {
-				res.ResumedTeams++
-				slog.InfoContext(ctx, "team resumed", "workspaceId", tr.WorkspaceID, "teamId", tr.TeamID)
-				continue
-			}
-			res.ResumedAgents++
-			slog.InfoContext(ctx, "agent resumed", "workspaceId", tr.WorkspaceID, "agentId", tr.AgentID)
-		}
+		run, err := store.ResumeDue(ctx, workspace.SystemActor(workspace.SystemScheduler), now)
+		res := Result{Now: workspace.FormatTime(now), ResumedAgents: run.ResumedAgents, ResumedTeams: run.ResumedTeams,
+			Finished: run.Finished, Busy: run.Busy}
 		if err != nil {
 			slog.ErrorContext(ctx, "resume what the new period frees", "now", res.Now,
 				"resumedAgents", res.ResumedAgents, "resumedTeams", res.ResumedTeams, "error", err)
 			return res, err
 		}
-		slog.InfoContext(ctx, "scheduler run", "now", res.Now, "resumedAgents", res.ResumedAgents, "resumedTeams", res.ResumedTeams)
+		// The message "scheduler run" with finished true is what the
+		// SchedulerRunMissing alarm counts (template.yaml).
+		slog.InfoContext(ctx, "scheduler run", "now", res.Now, "resumedAgents", res.ResumedAgents, "resumedTeams", res.ResumedTeams,
+			"finished", res.Finished, "busy", res.Busy)
 		return res, nil
 	}
 }

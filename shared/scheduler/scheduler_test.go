@@ -117,16 +117,16 @@ func TestARunResumesWhatTheNewDayOrMonthFrees(t *testing.T) {
 		states map[string]workspace.AgentState
 	}{
 		{"the next day resumes the agent stopped by its daily limit", day(22, time.November),
-			scheduler.Result{Now: "2026-11-22T00:00:00.000Z", ResumedAgents: 1},
+			scheduler.Result{Now: "2026-11-22T00:00:00.000Z", ResumedAgents: 1, Finished: true},
 			map[string]workspace.AgentState{"ag_daily": running, "ag_month": monthlyStop, "ag_team": teamPause}},
 		{"a second run for the same time changes nothing", day(22, time.November),
-			scheduler.Result{Now: "2026-11-22T00:00:00.000Z"},
+			scheduler.Result{Now: "2026-11-22T00:00:00.000Z", Finished: true},
 			map[string]workspace.AgentState{"ag_daily": running, "ag_month": monthlyStop, "ag_team": teamPause}},
 		{"the next month resumes monthly-stopped agents and paused teams", day(1, time.December),
-			scheduler.Result{Now: "2026-12-01T00:00:00.000Z", ResumedAgents: 1, ResumedTeams: 1},
+			scheduler.Result{Now: "2026-12-01T00:00:00.000Z", ResumedAgents: 1, ResumedTeams: 1, Finished: true},
 			map[string]workspace.AgentState{"ag_daily": running, "ag_month": running, "ag_team": running}},
 		{"and again, nothing more", day(1, time.December),
-			scheduler.Result{Now: "2026-12-01T00:00:00.000Z"},
+			scheduler.Result{Now: "2026-12-01T00:00:00.000Z", Finished: true},
 			map[string]workspace.AgentState{"ag_daily": running, "ag_month": running, "ag_team": running}},
 	}
 	for _, tc := range tests {
@@ -159,7 +159,7 @@ func TestARunAfterMissedDaysCatchesUp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if want := (scheduler.Result{Now: "2026-11-25T00:00:00.000Z", ResumedAgents: 2}); got != want {
+	if want := (scheduler.Result{Now: "2026-11-25T00:00:00.000Z", ResumedAgents: 2, Finished: true}); got != want {
 		t.Errorf("result: got %+v, want %+v", got, want)
 	}
 	checkStates(t, env, at, map[string]workspace.AgentState{"ag_daily": running, "ag_daily2": running})
@@ -176,7 +176,7 @@ func TestARunDecidesAtTheEventsTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (scheduler.Result{Now: "2026-11-21T00:00:00.000Z"}); got != want {
+	if want := (scheduler.Result{Now: "2026-11-21T00:00:00.000Z", Finished: true}); got != want {
 		t.Errorf("result: got %+v, want %+v", got, want)
 	}
 }
@@ -190,7 +190,7 @@ func TestAnEventWithoutTimeRunsAtTheClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (scheduler.Result{Now: "2026-11-22T00:00:00.000Z", ResumedAgents: 1}); got != want {
+	if want := (scheduler.Result{Now: "2026-11-22T00:00:00.000Z", ResumedAgents: 1, Finished: true}); got != want {
 		t.Errorf("result: got %+v, want %+v", got, want)
 	}
 }
@@ -216,8 +216,8 @@ func TestSchedulerFunctionThroughTheLocalGateway(t *testing.T) {
 	  "source": "aws.events", "account": "123456789012", "time": "2026-11-22T00:00:00Z", "region": "us-east-1",
 	  "resources": ["arn:aws:events:us-east-1:123456789012:rule/SchedulerFunctionDaily"], "detail": {}}`
 	for i, want := range []string{
-		`{"now":"2026-11-22T00:00:00.000Z","resumedAgents":1,"resumedTeams":0}`,
-		`{"now":"2026-11-22T00:00:00.000Z","resumedAgents":0,"resumedTeams":0}`,
+		`{"now":"2026-11-22T00:00:00.000Z","resumedAgents":1,"resumedTeams":0,"finished":true,"busy":false}`,
+		`{"now":"2026-11-22T00:00:00.000Z","resumedAgents":0,"resumedTeams":0,"finished":true,"busy":false}`,
 	} {
 		res, err := http.Post(env.URL+"/_local/invoke/SchedulerFunction", "application/json", bytes.NewBufferString(event))
 		if err != nil {
@@ -230,4 +230,26 @@ func TestSchedulerFunctionThroughTheLocalGateway(t *testing.T) {
 		}
 	}
 	checkStates(t, env, day(22, time.November), map[string]workspace.AgentState{"ag_daily": running})
+}
+
+// The 5-minute schedule's runs of a day whose run finished only look: they
+// resume nothing and say the day is finished.
+func TestTheFrequentRunsOfAFinishedDayOnlyLook(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, testFixture)
+	use(t, env, map[string]float64{"ag_daily": 5})
+	run := scheduler.New(env.Store, env.Clock)
+	for i, at := range []time.Time{day(22, time.November), day(22, time.November).Add(5 * time.Minute), day(22, time.November).Add(10 * time.Minute)} {
+		got, err := run(t.Context(), scheduled(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := scheduler.Result{Now: workspace.FormatTime(at), Finished: true}
+		if i == 0 {
+			want.ResumedAgents = 1
+		}
+		if got != want {
+			t.Errorf("run at %s: got %+v, want %+v", want.Now, got, want)
+		}
+	}
 }

@@ -86,6 +86,13 @@ func (s *Store) Teams(ctx context.Context, ws string) ([]workspace.Team, error) 
 	return queryAll(ctx, s, in, "teams", teamItem.domain)
 }
 
+// TeamNames returns the names of the teams ids of ws, by id (a team without
+// an item has no entry): one BatchGetItem per 100 ids, as ExportNames.
+func (s *Store) TeamNames(ctx context.Context, ws string, ids []string) (map[string]string, error) {
+	_, teams, err := s.ExportNames(ctx, ws, nil, ids)
+	return teams, err
+}
+
 // TeamPage lists up to limit teams of ws in id order, starting after the
 // team id after ("" for the first page); more tells whether others follow.
 // One eventually consistent Query per 1 MB page.

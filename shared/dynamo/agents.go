@@ -52,7 +52,8 @@ func (s *Store) AgentPage(ctx context.Context, ws, team, after string, limit int
 // AgentCredits returns the credit standing of each of agents (of workspace
 // ws, as listed) in the UTC day and month of now, by agent id: one
 // BatchGetItem per 100 keys of their states, this month's usage, their
-// teams' states and the workspace.
+// teams' states and the workspace, eventually consistent (the overview only
+// displays them; a write reads its standings again, strongly).
 func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.Agent, now time.Time) (map[string]workspace.AgentCredit, error) {
 	refs := make([]agentRef, len(agents))
 	for i, a := range agents {
@@ -62,7 +63,7 @@ func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.
 	if len(refs) == 0 {
 		return out, nil
 	}
-	st, err := s.readStandings(ctx, refs, now, readOpts{noTeamItems: true})
+	st, err := s.readStandings(ctx, refs, now, readOpts{noTeamItems: true, eventual: true})
 	if err != nil {
 		return nil, err
 	}

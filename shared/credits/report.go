@@ -78,12 +78,14 @@ func creditsReport(store Store, clock workspace.Clock, cursors *httpapi.Cursors)
 		if err != nil {
 			return err
 		}
-		if q.key, err = cursors.Key(r.Context()); err != nil {
-			return err
-		}
+		// The cursor key is read only for a cursor to check or to make: a
+		// report of one page needs none.
 		if c, set, err := httpapi.QueryString(r, "cursor"); err != nil {
 			return err
 		} else if set {
+			if q.key, err = cursors.Key(r.Context()); err != nil {
+				return err
+			}
 			if q.month, q.from, err = decodeReportCursor(q, c); err != nil {
 				return err
 			}
@@ -94,6 +96,9 @@ func creditsReport(store Store, clock workspace.Clock, cursors *httpapi.Cursors)
 		}
 		body := newReport(rep)
 		if rep.Next != nil {
+			if q.key, err = cursors.Key(r.Context()); err != nil {
+				return err
+			}
 			c := encodeReportCursor(q, *rep.Next)
 			body.NextCursor = &c
 		}

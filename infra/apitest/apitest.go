@@ -308,6 +308,9 @@ type Response struct {
 	// FunctionPath is the critical path of the function's round trips: how
 	// many of them it made one after another.
 	FunctionPath int
+	// FunctionReadUnits are the read capacity units the function's reads
+	// consumed, as DynamoDB (Local) reported them.
+	FunctionReadUnits float64
 }
 
 // JSON decodes the body into v, failing the test when it cannot.
@@ -343,7 +346,8 @@ func (e *Env) DoRaw(t testing.TB, method, path string, headers map[string]string
 	e.AuthorizerTrips.Reset()
 	res, data := Send(t, req)
 	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: data,
-		FunctionTrips: e.FunctionTrips.Count(), AuthorizerTrips: e.AuthorizerTrips.Count(), FunctionPath: e.FunctionTrips.Depth()}
+		FunctionTrips: e.FunctionTrips.Count(), AuthorizerTrips: e.AuthorizerTrips.Count(), FunctionPath: e.FunctionTrips.Depth(),
+		FunctionReadUnits: e.FunctionTrips.ReadUnits()}
 	CheckResponse(t, e.validator, req, resp.Status, resp.Header, resp.Body)
 	if !e.validator.HasRoute(req) && resp.Status != http.StatusNotFound {
 		// The gateway answers unknown routes 404 before anything runs; the

@@ -8,12 +8,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/roundtrip"
 )
 
 // RoundTrips counts the requests a DynamoDB client sends, retries included,
 // and their critical path (roundtrip.Counter: how many were sent one after
-// another), so tests can hold each API request to its round-trip budgets.
+// another), so tests can hold each API request to its round-trip budgets,
+// and the read capacity units the reads consumed (ReadUnits), so they can
+// hold it to what it reads.
 type RoundTrips struct {
 	counter roundtrip.Counter
 	mu      sync.Mutex
@@ -33,7 +36,11 @@ func (c *RoundTrips) Option() func(*dynamodb.Options) {
 					c.mu.Unlock()
 					_, end := c.counter.Begin(ctx)
 					defer end()
-					return next.HandleFinalize(ctx, in)
+					out, md, err := next.HandleFinalize(ctx, in)
+					if err == nil {
+						c.counter.AddReadUnits(dynamo.ReadUnits(out.Result))
+					}
+					return out, md, err
 				}), middleware.After)
 		})
 	}
@@ -53,6 +60,13 @@ func (c *RoundTrips) Ops() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.ops)
+}
+
+// ReadUnits returns the read capacity units the reads since the last Reset
+// consumed, as DynamoDB reported them (every client of the service asks:
+// dynamo.ClientFromConfig).
+func (c *RoundTrips) ReadUnits() float64 {
+	return c.counter.ReadUnits()
 }
 
 // Count returns the number of round trips since the last Reset.

@@ -2,6 +2,7 @@ package agentdata
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/agentplatform/workspaceapi/shared/agents"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
@@ -116,7 +117,9 @@ type connectionsResponse struct {
 }
 
 // connectedAgents handles GET .../connected-agents: the agent, every agent
-// of the workspace (real connections cross teams) and the teams' names.
+// of the workspace (real connections cross teams, and an agent's inbound
+// connections are found only in the agents that make them) and the names
+// of the teams of the agents answered (one BatchGetItem per 100 teams).
 func connectedAgents(store Store) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		caller, a, err := readAgent(r, store, false)
@@ -126,14 +129,6 @@ func connectedAgents(store Store) httpapi.HandlerFunc {
 		all, err := store.AllAgents(r.Context(), caller.WorkspaceID, "")
 		if err != nil {
 			return err
-		}
-		teams, err := store.Teams(r.Context(), caller.WorkspaceID)
-		if err != nil {
-			return err
-		}
-		names := map[string]string{}
-		for _, t := range teams {
-			names[t.ID] = t.Name
 		}
 		inScope := all
 		if caller.TeamScoped() {
@@ -145,6 +140,18 @@ func connectedAgents(store Store) httpapi.HandlerFunc {
 			}
 		}
 		c := workspace.Connect(a, all, inScope)
+		var teamIDs []string
+		for _, as := range [][]workspace.Agent{c.Outbound, c.Inbound, c.Available} {
+			for _, o := range as {
+				if o.TeamID != "" && !slices.Contains(teamIDs, o.TeamID) {
+					teamIDs = append(teamIDs, o.TeamID)
+				}
+			}
+		}
+		names, err := store.TeamNames(r.Context(), caller.WorkspaceID, teamIDs)
+		if err != nil {
+			return err
+		}
 		entries := func(as []workspace.Agent) []connectedAgent {
 			out := make([]connectedAgent, len(as))
 			for i, o := range as {

@@ -359,8 +359,14 @@ func TestConnectedAgents(t *testing.T) {
 	if !strings.Contains(string(raw.Body), `"id":"ag_none","name":"None","description":"","imageUrl":"","groupId":null,"groupName":null`) {
 		t.Errorf("a teamless agent's groupId and groupName are not null: %s", raw.Body)
 	}
-	get(t, env, "/workspaceapi/agents/ag_main/connected-agents", keyTeamA, http.StatusOK, &b)
+	res := get(t, env, "/workspaceapi/agents/ag_main/connected-agents", keyTeamA, http.StatusOK, &b)
 	if len(b.Outbound) != 2 || len(b.Inbound) != 3 {
 		t.Errorf("a team-scoped key still sees real connections across teams: %+v", b)
+	}
+	// The agent, the workspace's agents (inbound connections are found only
+	// in the agents that make them) and the names of the answered agents'
+	// teams alone, not every team of the workspace.
+	if ops := env.FunctionTrips.Ops(); res.FunctionTrips != 3 || env.FunctionTrips.OpCount("Query") != 1 || env.FunctionTrips.OpCount("BatchGetItem") != 1 {
+		t.Errorf("round trips %v, want the agent's GetItem, one Query of the agents and one BatchGetItem of the teams' names", ops)
 	}
 }

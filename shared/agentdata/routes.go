@@ -23,7 +23,8 @@ type Store interface {
 	AgentReader
 	AgentCredits(ctx context.Context, ws string, agents []workspace.Agent, now time.Time) (map[string]workspace.AgentCredit, error)
 	AllAgents(ctx context.Context, ws, team string) ([]workspace.Agent, error)
-	Teams(ctx context.Context, ws string) ([]workspace.Team, error)
+	// TeamNames reads the names of the teams ids, by id.
+	TeamNames(ctx context.Context, ws string, ids []string) (map[string]string, error)
 	KeyMetrics(ctx context.Context, ws string, agent workspace.Agent, p workspace.Period, recent int) (workspace.KeyMetricsReport, error)
 	DiaryDay(ctx context.Context, ws, agent string, day time.Time) ([]workspace.DiaryEntry, error)
 	DiaryConversation(ctx context.Context, ws, agent, conversationID string) ([]workspace.DiaryEntry, error)

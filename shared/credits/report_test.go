@@ -3,6 +3,7 @@ package credits_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ type report struct {
 		Status             string
 		StatusReason       *string
 	}
+	NextCursor *string
 }
 
 func getReport(t *testing.T, env *apitest.Env, query string) report {
@@ -164,11 +166,11 @@ func TestCreditsReportQueryAndScope(t *testing.T) {
 	}
 }
 
-// The report of a workspace of 1,000 agents, with usage, stays well within
-// the function's time: the Queries of the teams and agents, then one
-// BatchGetItem per 100 counters.
-func TestCreditsReportOfAThousandAgentsTakesUnderFortyRoundTrips(t *testing.T) {
-	t.Parallel()
+// thousandAgents runs the API over a workspace of 1,000 agents in 10 teams
+// (half of the agents in one, some private), every tenth with 1.5 credits
+// used this month.
+func thousandAgents(t *testing.T) *apitest.Env {
+	t.Helper()
 	const n = 1000
 	agents := make([]string, n)
 	for i := range agents {
@@ -197,23 +199,118 @@ func TestCreditsReportOfAThousandAgentsTakesUnderFortyRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := env.Do(t, http.MethodGet, creditsPath, keyRead, "")
-	if res.Status != http.StatusOK {
-		t.Fatalf("status %d: %.300s", res.Status, res.Body)
+	return env
+}
+
+// pageTotalsUnits are the read units every page spends whatever its lines:
+// the workspace's item (half a unit) and the month's total (its usage
+// shards, at most 8 small items: 4 units).
+const pageTotalsUnits = 4.5
+
+// The report is paged by what it returns: every page of a workspace of
+// 1,000 agents, whatever its limit, is far under 1 MB and reads at most
+// twice as many read units as it has lines, besides the month's totals
+// (pageTotalsUnits); the pages together are the whole report, teams first.
+// A default request still gets a workspace of 1,000 agents whole, in 4
+// round trips in turn.
+func TestCreditsReportPagesReadWhatTheyReturn(t *testing.T) {
+	t.Parallel()
+	env := thousandAgents(t)
+
+	t.Run("the default page is the whole report of 1,000 agents and 10 teams", func(t *testing.T) {
+		res := env.Do(t, http.MethodGet, creditsPath, keyRead, "")
+		if res.Status != http.StatusOK {
+			t.Fatalf("status %d: %.300s", res.Status, res.Body)
+		}
+		var r report
+		res.JSON(t, &r)
+		if len(r.Agents) != 1000 || len(r.Teams) != 10 || r.TotalCredits != 150 || r.NextCursor != nil {
+			t.Errorf("%d agents, %d teams, total %g, next %v; want 1000, 10, 150 and none", len(r.Agents), len(r.Teams), r.TotalCredits, r.NextCursor)
+		}
+		if lines := float64(len(r.Agents) + len(r.Teams)); res.FunctionReadUnits > 2*lines+pageTotalsUnits {
+			t.Errorf("%g read units for %g lines, want at most twice as many besides the totals", res.FunctionReadUnits, lines)
+		}
+		// In turn: the Queries of the teams and the agents at once, then the
+		// BatchGetItems of the page's ~2,000 keys and of the totals, 8 at a
+		// time: 4, however the machine schedules them.
+		if want := 1 + 3; res.FunctionPath != want {
+			t.Errorf("%d round trips in turn (%v), want %d", res.FunctionPath, env.FunctionTrips.Ops(), want)
+		}
+		t.Logf("default page: %d bytes, %d round trips (%d in turn), %g read units", len(res.Body), res.FunctionTrips, res.FunctionPath, res.FunctionReadUnits)
+	})
+
+	for _, limit := range []int{4, 10, 333} {
+		t.Run(fmt.Sprintf("limit=%d: pages in id order, teams first, totals on each", limit), func(t *testing.T) {
+			var teams, agents []string
+			query := fmt.Sprintf("?limit=%d", limit)
+			for pages := 0; ; pages++ {
+				if pages > 1010/limit+2 {
+					t.Fatalf("more than %d pages", pages)
+				}
+				res := env.Do(t, http.MethodGet, creditsPath+query, keyRead, "")
+				if res.Status != http.StatusOK {
+					t.Fatalf("page %d: status %d: %.300s", pages, res.Status, res.Body)
+				}
+				var r report
+				res.JSON(t, &r)
+				if r.Month != "2026-11" || r.TotalCredits != 150 {
+					t.Errorf("page %d: month %s total %g, want 2026-11 and 150 on every page", pages, r.Month, r.TotalCredits)
+				}
+				if len(r.Teams) > limit || len(r.Agents) > limit || (len(r.Agents) > 0 && len(teams)+len(r.Teams) != 10) {
+					t.Errorf("page %d: %d teams and %d agents, want at most %d of each and agents only once the teams have ended", pages, len(r.Teams), len(r.Agents), limit)
+				}
+				for _, tm := range r.Teams {
+					teams = append(teams, tm.ID)
+				}
+				for _, a := range r.Agents {
+					agents = append(agents, a.ID)
+				}
+				lines := float64(len(r.Teams) + len(r.Agents))
+				if len(res.Body) >= 1<<20 || res.FunctionReadUnits > 2*lines+pageTotalsUnits {
+					t.Errorf("page %d: %d bytes and %g read units for %g lines; want under 1 MB and at most twice as many units besides the totals", pages, len(res.Body), res.FunctionReadUnits, lines)
+				}
+				if r.NextCursor == nil {
+					break
+				}
+				query = fmt.Sprintf("?limit=%d&cursor=%s", limit, *r.NextCursor)
+			}
+			if len(teams) != 10 || len(agents) != 1000 || !slices.IsSorted(teams) || !slices.IsSorted(agents) ||
+				len(slices.Compact(slices.Clone(agents))) != 1000 {
+				t.Errorf("the pages hold %d teams and %d agents (sorted: %v, %v); want 10 and 1000 distinct, in id order",
+					len(teams), len(agents), slices.IsSorted(teams), slices.IsSorted(agents))
+			}
+		})
 	}
-	var r report
-	res.JSON(t, &r)
-	if len(r.Agents) != n || r.TotalCredits != 150 {
-		t.Errorf("%d agents, total %g; want %d and 150", len(r.Agents), r.TotalCredits, n)
+}
+
+// A cursor holds to its report: its month, even when the request names
+// none and the month ends between pages, and its workspace and query.
+func TestCreditsReportCursors(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t) // 2 teams, 6 agents
+	use(t, env, "ag_free", 3)
+	first := getReport(t, env, "?limit=2")
+	if len(first.Teams) != 2 || len(first.Agents) != 2 || first.NextCursor == nil {
+		t.Fatalf("first page: %d teams, %d agents, next %v; want 2, 2 and a cursor", len(first.Teams), len(first.Agents), first.NextCursor)
 	}
-	if res.FunctionTrips >= 40 {
-		t.Errorf("%d round trips (%v), want under 40", res.FunctionTrips, env.FunctionTrips.Ops())
+	env.Clock.Advance(30 * 24 * time.Hour) // December
+	second := getReport(t, env, "?limit=2&cursor="+*first.NextCursor)
+	if second.Month != "2026-11" || second.TotalCredits != 3 || len(second.Teams) != 0 || len(second.Agents) != 2 {
+		t.Errorf("second page: month %s, total %g, %d teams, %d agents; want November's, 3, none and 2",
+			second.Month, second.TotalCredits, len(second.Teams), len(second.Agents))
 	}
-	// In turn: the Queries of the teams and the agents at once, then the 21
-	// BatchGetItems of 2,099 keys, 8 at a time (3 waves): 4, however the
-	// machine schedules them. One after another they were 23.
-	if want := 1 + 3; res.FunctionPath != want {
-		t.Errorf("%d round trips in turn (%v), want %d", res.FunctionPath, env.FunctionTrips.Ops(), want)
+	for _, tc := range []struct{ name, query string }{
+		{"another month", "?month=2026-10&cursor=" + *first.NextCursor},
+		{"not a cursor", "?cursor=abc"},
+		{"limit 0", "?limit=0"},
+		{"limit past 1,000", "?limit=1001"},
+		{"cursor twice", "?cursor=" + *first.NextCursor + "&cursor=" + *first.NextCursor},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := env.Do(t, http.MethodGet, creditsPath+tc.query, keyRead, "")
+			if res.Status != http.StatusBadRequest || res.FunctionTrips > 0 {
+				t.Errorf("status %d after %d round trips (%s), want 400 before any read", res.Status, res.FunctionTrips, res.Body)
+			}
+		})
 	}
-	t.Logf("credits report of %d agents: %d round trips, %d in turn", n, res.FunctionTrips, res.FunctionPath)
 }

@@ -21,7 +21,7 @@ type Store interface {
 	// asTeamAdmin: the change holds only while by's owner is an admin of
 	// the team (workspace.MayChangeTeam).
 	SetTeamLimit(ctx context.Context, by workspace.Actor, asTeamAdmin bool, ws, teamID string, limit *float64, now time.Time) (workspace.TeamLimitOutcome, error)
-	CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error)
+	CreditsReportPage(ctx context.Context, ws, month string, now time.Time, from workspace.ReportPos, limit int) (workspace.CreditsReport, error)
 	Agent(ctx context.Context, ws, id string) (workspace.Agent, error)
 	AgentDailyUsage(ctx context.Context, ws, agentID string, from, to time.Time) ([]workspace.DayUsage, error)
 	SetCreditDetails(ctx context.Context, by workspace.Actor, ws, teamScope string, ids []string, show bool, now time.Time) []workspace.DisplayOutcome
@@ -40,7 +40,8 @@ type Deps struct {
 	Clock workspace.Clock
 	// Idempotency keeps the answers of writes sent with an Idempotency-Key.
 	Idempotency httpapi.Idempotency
-	// Cursors makes and reads the usage export's cursors.
+	// Cursors makes and reads the cursors of the usage export and the
+	// credits report.
 	Cursors *httpapi.Cursors
 }
 
@@ -51,7 +52,7 @@ func Routes(d Deps) http.Handler {
 	mux.Handle("POST /workspaceapi/agents/daily-usage/reset", resetDailyUsage(d.Store, d.Clock))
 	mux.Handle("POST /workspaceapi/agents/status", setAgentStatus(d.Store, d.Clock))
 	mux.Handle("PUT /workspaceapi/teams/{teamId}/credit-limit", setTeamLimit(d.Store, d.Clock))
-	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock))
+	mux.Handle("GET /workspaceapi/credits", creditsReport(d.Store, d.Clock, d.Cursors))
 	mux.Handle("GET /workspaceapi/credits/export", usageExport(d.Store, d.Clock, d.Cursors))
 	mux.Handle("GET /workspaceapi/agents/{agentId}/usage", agentUsage(d.Store, d.Clock))
 	mux.Handle("POST /workspaceapi/agents/credit-details", setCreditDetails(d.Store, d.Clock))

@@ -52,7 +52,8 @@ func (s *Store) AgentPage(ctx context.Context, ws, team, after string, limit int
 // AgentCredits returns the credit standing of each of agents (of workspace
 // ws, as listed) in the UTC day and month of now, by agent id: one
 // BatchGetItem per 100 keys of their states, this month's usage, their
-// teams' states and the workspace.
+// teams' states and the workspace, eventually consistent (the overview only
+// displays them; a write reads its standings again, strongly).
 func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.Agent, now time.Time) (map[string]workspace.AgentCredit, error) {
 	refs := make([]agentRef, len(agents))
 	for i, a := range agents {
@@ -62,7 +63,7 @@ func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.
 	if len(refs) == 0 {
 		return out, nil
 	}
-	st, err := s.readStandings(ctx, refs, now, readOpts{noTeamItems: true})
+	st, err := s.readStandings(ctx, refs, now, readOpts{noTeamItems: true, eventual: true})
 	if err != nil {
 		return nil, err
 	}
@@ -77,84 +78,6 @@ func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.
 	return out, nil
 }
 
-// CreditsReport returns workspace ws's credit use in the UTC month month
-// (YYYY-MM): the workspace's total, every team's (with its limit and paused
-// flag) and every agent's, private agents included, with their current
-// limits and running states; creditsToday is 0 for another month than now's.
-// Round trips: the Queries of the teams and the agents (one per 1 MB page),
-// sent at once since neither needs the other, and then, since their keys
-// come from both, one BatchGetItem per 100 counters (at most
-// batchConcurrency at once).
-func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error) {
-	var teams []workspace.Team
-	var agents []workspace.Agent
-	in, err := s.agentsQuery(ws, "")
-	if err != nil {
-		return workspace.CreditsReport{}, err
-	}
-	err = readAll(ctx, func(ctx context.Context) (err error) {
-		teams, err = s.Teams(ctx, ws)
-		return err
-	}, func(ctx context.Context) (err error) {
-		agents, err = queryAll(ctx, s, in, "agents", agentItem.domain)
-		return err
-	})
-	if err != nil {
-		return workspace.CreditsReport{}, err
-	}
-	current := month == workspace.MonthKey(now)
-	keys := append([]item{key(wsPK(ws), skMeta)}, shardKeys(workspaceUsagePK(ws), month)...)
-	for _, t := range teams {
-		keys = append(append(keys, key(teamDataPK(ws, t.ID), skState)), shardKeys(teamDataPK(ws, t.ID), month)...)
-	}
-	for _, a := range agents {
-		keys = append(keys, key(agentDataPK(ws, a.ID), skState), key(agentDataPK(ws, a.ID), usageSK(month)))
-		if !current {
-			keys = append(keys, key(agentDataPK(ws, a.ID), usageSK(workspace.MonthKey(now))))
-		}
-	}
-	found, err := s.batchGet(ctx, keys)
-	if err != nil {
-		return workspace.CreditsReport{}, err
-	}
-	st := &standings{now: now, items: found}
-	w, wsFound, err := decodeAt[workspaceItem](st.items, wsPK(ws), skMeta)
-	if err != nil {
-		return workspace.CreditsReport{}, err
-	}
-	if !wsFound {
-		return workspace.CreditsReport{}, workspace.ErrWorkspaceNotFound
-	}
-	rep := workspace.CreditsReport{Month: month, DefaultDailyLimit: w.DefaultDailyCreditLimit,
-		Teams: []workspace.TeamCredits{}, Agents: []workspace.AgentCredits{}}
-	if rep.Total, err = st.shardSum(workspaceUsagePK(ws), month); err != nil {
-		return workspace.CreditsReport{}, err
-	}
-	for _, t := range teams {
-		used, err := st.shardSum(teamDataPK(ws, t.ID), month)
-		if err != nil {
-			return workspace.CreditsReport{}, err
-		}
-		state, err := st.teamState(ws, t.ID)
-		if err != nil {
-			return workspace.CreditsReport{}, err
-		}
-		rep.Teams = append(rep.Teams, workspace.TeamCredits{Team: t, Used: used, Paused: state.Paused})
-	}
-	for _, a := range agents {
-		sd, err := st.standing(a, false)
-		if err != nil {
-			return workspace.CreditsReport{}, err
-		}
-		u, err := loadMonthUsage(found[[2]string{agentDataPK(ws, a.ID), usageSK(month)}])
-		if err != nil {
-			return workspace.CreditsReport{}, err
-		}
-		rep.Agents = append(rep.Agents, workspace.AgentCreditsLine(a, sd.Credit, current, u.Total))
-	}
-	return rep, nil
-}
-
 // Teams lists every team of ws in id order, one Query per 1 MB page.
 func (s *Store) Teams(ctx context.Context, ws string) ([]workspace.Team, error) {
 	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixTeam))
@@ -162,6 +85,28 @@ func (s *Store) Teams(ctx context.Context, ws string) ([]workspace.Team, error) 
 		return nil, err
 	}
 	return queryAll(ctx, s, in, "teams", teamItem.domain)
+}
+
+// TeamNames returns the names of the teams ids of ws, by id (a team without
+// an item has no entry): one BatchGetItem per 100 ids, as ExportNames.
+func (s *Store) TeamNames(ctx context.Context, ws string, ids []string) (map[string]string, error) {
+	_, teams, err := s.ExportNames(ctx, ws, nil, ids)
+	return teams, err
+}
+
+// TeamPage lists up to limit teams of ws in id order, starting after the
+// team id after ("" for the first page); more tells whether others follow.
+// One eventually consistent Query per 1 MB page.
+func (s *Store) TeamPage(ctx context.Context, ws, after string, limit int) (teams []workspace.Team, more bool, err error) {
+	in, err := s.keyQuery("", prefixed(wsPK(ws), prefixTeam))
+	if err != nil {
+		return nil, false, err
+	}
+	var start item
+	if after != "" {
+		start = key(wsPK(ws), teamSK(after))
+	}
+	return queryPage(ctx, s, in, start, limit, "teams", teamItem.domain)
 }
 
 // AgentDailyUsage returns agent agentID's credits spent on each UTC day from

@@ -25,13 +25,25 @@ const maxUnprocessedRetries = 8
 // round trips as BatchGetItem allows (up to batchConcurrency of them at once),
 // and returns them by PK and SK; missing items are absent from the map.
 func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) (map[[2]string]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, keys, true)
+}
+
+// batchGetEventually is batchGet with eventually consistent reads, at half
+// the read units: for what only displays what it read (an item may lag a
+// write of the last second), never for what a write decides from.
+func (s *Store) batchGetEventually(ctx context.Context, keys []item) (map[[2]string]item, error) {
+	return s.batchRead(ctx, keys, false)
+}
+
+// batchRead is batchGet, with strongly consistent reads when consistent.
+func (s *Store) batchRead(ctx context.Context, keys []item, consistent bool) (map[[2]string]item, error) {
 	found := make(map[[2]string]map[string]types.AttributeValue, len(keys))
 	chunks := (len(keys) + maxBatchGet - 1) / maxBatchGet
 	var mu sync.Mutex
 	errs := make([]error, chunks)
 	fanOut(ctx, chunks, func(ctx context.Context, c int) {
 		start := c * maxBatchGet
-		errs[c] = s.batchGetChunk(ctx, keys[start:min(start+maxBatchGet, len(keys))], func(item map[string]types.AttributeValue) {
+		errs[c] = s.batchGetChunk(ctx, keys[start:min(start+maxBatchGet, len(keys))], consistent, func(item map[string]types.AttributeValue) {
 			mu.Lock()
 			found[itemKey(item)] = item
 			mu.Unlock()
@@ -63,8 +75,8 @@ func batchDecode[I any](ctx context.Context, s *Store, keys []item) ([]I, error)
 
 // batchGetChunk reads up to maxBatchGet keys, retrying the unprocessed ones,
 // and hands each item found to got.
-func (s *Store) batchGetChunk(ctx context.Context, keys []map[string]types.AttributeValue, got func(map[string]types.AttributeValue)) error {
-	pending := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+func (s *Store) batchGetChunk(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool, got func(map[string]types.AttributeValue)) error {
+	pending := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(consistent)}}
 	for attempt := 0; len(pending) > 0; attempt++ {
 		if attempt > maxUnprocessedRetries {
 			return errors.New("batch get: keys still unprocessed after retries")

@@ -15,9 +15,10 @@ import (
 //
 // Every client is resilient: bounded attempts, retries and calls, so that a
 // failing table makes a quick 503 (workspace.ErrStorageUnavailable), not a
-// Lambda timeout.
+// Lambda timeout; and every read reports the capacity it consumed
+// (countReadUnits).
 func ClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	base := []func(*dynamodb.Options){resilient}
+	base := []func(*dynamodb.Options){resilient, countReadUnits}
 	if endpoint != "" {
 		base = append(base, func(o *dynamodb.Options) {
 			o.BaseEndpoint = aws.String(endpoint)

@@ -30,6 +30,9 @@ type readOpts struct {
 	teamUsage   bool // the teams' month usage shards
 	noTeamItems bool // leave out the teams' items (their limits)
 	thresholds  bool // the agents' and teams' threshold markers of now's periods
+	// eventual reads eventually consistently (half the read units): for
+	// what only displays the standings, never for what a write decides from.
+	eventual bool
 }
 
 // standings is one batch read of everything that decides some agents'
@@ -82,7 +85,7 @@ func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Tim
 			}
 		}
 	}
-	found, err := s.batchGet(ctx, keys)
+	found, err := s.batchRead(ctx, keys, !opts.eventual)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,10 @@ func BenchmarkApplyUsage(b *testing.B) {
 }
 
 // BenchmarkCreditsReport reads the month's credits report of a workspace
-// of 10, 1,000 and 10,000 agents with usage on each.
+// of 10, 1,000 and 10,000 agents (teams of 100) with usage on each, a
+// default page (1,000 teams and agents at most) at a time: per op, the
+// whole report, with the round trips and read units of its pages (the read
+// units as DynamoDB Local reports them).
 func BenchmarkCreditsReport(b *testing.B) {
 	for _, n := range []int{10, 1000, 10000} {
 		b.Run(fmt.Sprint("agents=", n), func(b *testing.B) {
@@ -75,14 +78,28 @@ func BenchmarkCreditsReport(b *testing.B) {
 				store.ApplyUsage(ctx, workspace.SystemActor(workspace.SystemIngest), batch, noon)
 			}
 			rt.Reset()
+			pages, lines := 0, 0
 			b.ResetTimer()
 			for b.Loop() {
-				rep, err := store.CreditsReport(ctx, "ws1", workspace.MonthKey(noon), noon.Add(time.Minute))
-				if err != nil || len(rep.Agents) != n || rep.Total != float64(n) {
-					b.Fatalf("report: %d agents, total %v, %v", len(rep.Agents), rep.Total, err)
+				for pos := (workspace.ReportPos{}); ; {
+					rep, err := store.CreditsReportPage(ctx, "ws1", workspace.MonthKey(noon), noon.Add(time.Minute), pos, 1000)
+					if err != nil || rep.Total != float64(n) {
+						b.Fatalf("report page: total %v, %v", rep.Total, err)
+					}
+					pages++
+					lines += len(rep.Teams) + len(rep.Agents)
+					if rep.Next == nil {
+						break
+					}
+					pos = *rep.Next
 				}
 			}
-			b.ReportMetric(float64(rt.Count())/float64(b.N), "roundtrips/op")
+			if want := n + (n+99)/100; lines != b.N*want {
+				b.Fatalf("%d lines in %d reports, want %d each", lines, b.N, want)
+			}
+			b.ReportMetric(float64(pages)/float64(b.N), "pages/op")
+			b.ReportMetric(float64(rt.Count())/float64(pages), "roundtrips/page")
+			b.ReportMetric(rt.ReadUnits()/float64(lines), "readunits/line")
 		})
 	}
 }

@@ -54,8 +54,9 @@ func Lambda(h http.Handler, idem Idempotency) ProxyHandler {
 
 // logRequest writes the one structured line of every request, for the
 // operators' queries and alarms: who (workspace and key id, never the key),
-// what (route and status), how long, how many storage round trips and how
-// many of them in turn (the critical path).
+// what (route and status), how long, how many storage round trips, how
+// many of them in turn (the critical path) and the read capacity units its
+// reads consumed.
 func logRequest(ctx context.Context, event events.APIGatewayProxyRequest, status int, start time.Time) {
 	attrs := []any{
 		"requestId", event.RequestContext.RequestID,
@@ -64,6 +65,7 @@ func logRequest(ctx context.Context, event events.APIGatewayProxyRequest, status
 		"latencyMs", float64(time.Since(start).Microseconds()) / 1000,
 		"dynamodbRoundTrips", roundtrip.Count(ctx),
 		"dynamodbCriticalPath", roundtrip.Depth(ctx),
+		"readUnits", roundtrip.ReadUnits(ctx),
 	}
 	if c, ok := authctx.Decode(event.RequestContext.Authorizer); ok {
 		attrs = append(attrs, "workspaceId", c.WorkspaceID, "keyId", c.KeyID)

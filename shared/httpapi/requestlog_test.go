@@ -17,7 +17,8 @@ import (
 
 // TestEveryRequestWritesOneStructuredLogLine holds the request log to what
 // operators query: request id, workspace, key id (never the key), route,
-// status, latency and the request's own storage round trips; a 503 answers
+// status, latency and the request's own storage round trips and read
+// units; a 503 answers
 // with Retry-After.
 func TestEveryRequestWritesOneStructuredLogLine(t *testing.T) {
 	var buf bytes.Buffer
@@ -32,6 +33,7 @@ func TestEveryRequestWritesOneStructuredLogLine(t *testing.T) {
 		endA()
 		endB()
 		roundtrip.Begin(r.Context())()
+		roundtrip.AddReadUnits(r.Context(), 1.5)
 		httpapi.Error(w, r, workspace.ErrStorageUnavailable)
 	})
 	h := httpapi.Lambda(mux, httpapi.ReadOnly)
@@ -66,7 +68,7 @@ func TestEveryRequestWritesOneStructuredLogLine(t *testing.T) {
 	}
 	want := map[string]any{"msg": "request", "requestId": "req-1", "workspaceId": "ws_1", "keyId": "key_1",
 		"route": "GET /workspaceapi/agents/{agentId}", "status": 503.0,
-		"dynamodbRoundTrips": 3.0, "dynamodbCriticalPath": 2.0}
+		"dynamodbRoundTrips": 3.0, "dynamodbCriticalPath": 2.0, "readUnits": 1.5}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)

@@ -14,6 +14,10 @@
 // call finished before it began) reads "at once" as "in turn" whenever a
 // loaded machine starts one of the calls late, so the same request would
 // measure differently from run to run.
+//
+// A count also sums the read capacity units the reads consumed, as DynamoDB
+// reports them: what a request's reads cost, which round trips alone do not
+// tell (one Query may read one item or 1 MB of them).
 package roundtrip
 
 import (
@@ -116,6 +120,9 @@ type Counter struct {
 	calls    int
 	finished int // the deepest step of the calls finished so far
 	deepest  int // the deepest step of the calls started so far
+	// readUnits are the read capacity units the calls consumed, as
+	// DynamoDB reported them (AddReadUnits).
+	readUnits float64
 }
 
 // Begin counts one call of ctx starting now and returns its step (1 for
@@ -163,8 +170,22 @@ func (c *Counter) Depth() int {
 // Reset forgets every call counted.
 func (c *Counter) Reset() {
 	c.mu.Lock()
-	c.calls, c.finished, c.deepest = 0, 0, 0
+	c.calls, c.finished, c.deepest, c.readUnits = 0, 0, 0, 0
 	c.mu.Unlock()
+}
+
+// AddReadUnits adds read capacity units a call consumed.
+func (c *Counter) AddReadUnits(units float64) {
+	c.mu.Lock()
+	c.readUnits += units
+	c.mu.Unlock()
+}
+
+// ReadUnits returns the read capacity units counted so far.
+func (c *Counter) ReadUnits() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readUnits
 }
 
 type key struct{}
@@ -199,6 +220,23 @@ func Count(ctx context.Context) int {
 func Depth(ctx context.Context) int {
 	if c, ok := ctx.Value(key{}).(*Counter); ok {
 		return c.Depth()
+	}
+	return 0
+}
+
+// AddReadUnits adds the read capacity units a call of ctx consumed to ctx's
+// count, if it carries one: what a request reads, next to how often.
+func AddReadUnits(ctx context.Context, units float64) {
+	if c, ok := ctx.Value(key{}).(*Counter); ok {
+		c.AddReadUnits(units)
+	}
+}
+
+// ReadUnits returns the read capacity units counted in ctx so far (0
+// without a count).
+func ReadUnits(ctx context.Context) float64 {
+	if c, ok := ctx.Value(key{}).(*Counter); ok {
+		return c.ReadUnits()
 	}
 	return 0
 }

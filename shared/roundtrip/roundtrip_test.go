@@ -152,3 +152,21 @@ func TestAForkInsideABranchCountsFromTheBranch(t *testing.T) {
 		t.Errorf("depth = %d, want 3", got)
 	}
 }
+
+func TestARequestSumsItsOwnReadUnits(t *testing.T) {
+	bare := context.Background()
+	roundtrip.AddReadUnits(bare, 3) // no count: nothing to add to, no panic
+	a, b := roundtrip.Start(bare), roundtrip.Start(bare)
+	roundtrip.AddReadUnits(a, 0.5)
+	roundtrip.AddReadUnits(a, 2)
+	roundtrip.AddReadUnits(b, 1)
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want float64
+	}{{"no count", bare, 0}, {"first request", a, 2.5}, {"second request", b, 1}} {
+		if got := roundtrip.ReadUnits(tc.ctx); got != tc.want {
+			t.Errorf("%s: ReadUnits = %g, want %g", tc.name, got, tc.want)
+		}
+	}
+}

@@ -426,13 +426,25 @@ func AgentCreditsLine(a Agent, credit AgentCredit, current bool, monthTotal floa
 	return AgentCredits{Agent: a, Credit: credit, Today: credit.Position.Today, Month: credit.Position.Month}
 }
 
-// CreditsReport is a workspace's credit use in one UTC month.
+// CreditsReport is a workspace's credit use in one UTC month, or a page of
+// it: the month's totals, and the page's teams and agents.
 type CreditsReport struct {
 	Month             string // YYYY-MM
 	Total             float64
 	DefaultDailyLimit *float64
 	Teams             []TeamCredits
 	Agents            []AgentCredits
+	// Next is where the next page starts; nil on the last page.
+	Next *ReportPos
+}
+
+// ReportPos is where a page of the credits report starts. The teams come
+// first, then the agents, each in id order: a page holds up to its limit of
+// teams and, once the teams have ended (on that page or before), up to its
+// limit of agents.
+type ReportPos struct {
+	Agents bool   // past the teams
+	After  string // the id of the list's line the page starts after ("" from its first)
 }
 
 // DayUsage is an agent's credit use on one UTC day.

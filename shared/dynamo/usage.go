@@ -37,10 +37,40 @@ type UsageReport struct {
 // an agent whose usage reached a limit stops, a team whose usage reached its
 // limit pauses, in this call.
 //
-// Round trips for a batch that crosses no limit: one BatchGetItem (the
-// agents), one TransactWriteItems per 100 items, one BatchGetItem per 100
-// keys of standings.
+// The batch is split by workspace, and the workspaces are applied at once
+// (batchConcurrency at a time), each within its own budget
+// (workspace.UsageWorkspaceBudget): no transaction, retry or failure spans
+// two workspaces, so one tenant's contention, throttling or bad events fail
+// or delay only its own events.
+//
+// Round trips per workspace for a batch that crosses no limit: one
+// BatchGetItem (the agents), one TransactWriteItems per chunk, one
+// BatchGetItem per 100 keys of standings.
 func (s *Store) ApplyUsage(ctx context.Context, by workspace.Actor, events []workspace.Usage, now time.Time) UsageReport {
+	groups := workspace.ByWorkspace(events)
+	reps := make([]UsageReport, len(groups))
+	fanOut(ctx, len(groups), func(ctx context.Context, g int) {
+		sub := make([]workspace.Usage, len(groups[g]))
+		for k, i := range groups[g] {
+			sub[k] = events[i]
+		}
+		if _, ok := workspace.WriteDeadline(ctx); !ok {
+			ctx = workspace.WithWriteDeadline(ctx, time.Now().Add(workspace.UsageWorkspaceBudget))
+		}
+		reps[g] = s.applyWorkspaceUsage(ctx, by, sub, now)
+	})
+	rep := UsageReport{Errs: make([]error, len(events))}
+	for g, idx := range groups {
+		for k, i := range idx {
+			rep.Errs[i] = reps[g].Errs[k]
+		}
+		rep.Transitions = append(rep.Transitions, reps[g].Transitions...)
+	}
+	return rep
+}
+
+// applyWorkspaceUsage is ApplyUsage for events of one workspace.
+func (s *Store) applyWorkspaceUsage(ctx context.Context, by workspace.Actor, events []workspace.Usage, now time.Time) UsageReport {
 	rep := UsageReport{Errs: make([]error, len(events))}
 	agents, err := s.usageAgents(ctx, events)
 	if err != nil {

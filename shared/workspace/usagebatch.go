@@ -1,6 +1,9 @@
 package workspace
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // This file holds the pure rules of applying a batch of credits.used events:
 // how the batch splits into transactions, and what each transaction adds.
@@ -93,9 +96,11 @@ func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 // PackUsage splits the events at pending into chunks each of which writes at
 // most maxWrites figures, counting each chunk's distinct figures exactly: per
 // event its marker, and the figures it adds to (its agent's month and latest
-// activity, its workspace's month, its team's month, its chat). Events are
-// taken agent by agent, in the order agents first appear, so an agent's
-// events share one write unless they alone overflow a chunk.
+// activity, its workspace's month, its team's month, its chat). A chunk
+// holds one workspace's events only, so no transaction (nor its retries)
+// spans two tenants. Events are taken workspace by workspace and, within
+// one, agent by agent, in the order they first appear, so an agent's events
+// share one write unless they alone overflow a chunk.
 func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrites int) [][]int {
 	var order [][2]string
 	byAgent := map[[2]string][]int{}
@@ -106,6 +111,15 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 		}
 		byAgent[r] = append(byAgent[r], i)
 	}
+	// A stable sort by first appearance of the workspace keeps the agents'
+	// order within each.
+	wsRank := map[string]int{}
+	for _, r := range order {
+		if _, ok := wsRank[r[0]]; !ok {
+			wsRank[r[0]] = len(wsRank)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b [2]string) int { return wsRank[a[0]] - wsRank[b[0]] })
 	var chunks [][]int
 	var cur []int
 	seen := map[[4]string]bool{}
@@ -129,7 +143,7 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 					fresh++
 				}
 			}
-			if len(seen)+fresh > maxWrites {
+			if len(cur) > 0 && (len(seen)+fresh > maxWrites || events[cur[0]].WorkspaceID != e.WorkspaceID) {
 				chunks = append(chunks, cur)
 				cur, seen = nil, map[[4]string]bool{}
 			}
@@ -143,4 +157,21 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 		chunks = append(chunks, cur)
 	}
 	return chunks
+}
+
+// ByWorkspace groups the indexes of events by workspace, workspaces in the
+// order they first appear and each group's indexes in order: the units a
+// batch is applied in, each on its own.
+func ByWorkspace(events []Usage) [][]int {
+	at := map[string]int{}
+	var out [][]int
+	for i, e := range events {
+		g, ok := at[e.WorkspaceID]
+		if !ok {
+			g, at[e.WorkspaceID] = len(out), len(out)
+			out = append(out, nil)
+		}
+		out[g] = append(out[g], i)
+	}
+	return out
 }

@@ -33,6 +33,8 @@ func TestPackUsageKeepsEachChunkWithinItsWrites(t *testing.T) {
 		{"a team and a chat count too", []Usage{ev("e1", "a1", "c1"), ev("e2", "a1", "c1")}, team, 6, [][]int{{0}, {1}}},
 		{"events taken agent by agent", []Usage{ev("e1", "a1", ""), ev("e2", "a2", ""), ev("e3", "a1", "")}, noTeam, 5,
 			[][]int{{0, 2}, {1}}},
+		{"a chunk holds one workspace's events", []Usage{ev("e1", "a1", ""), {EventID: "x1", WorkspaceID: "other", AgentID: "b1", Credits: 1, OccurredAt: at},
+			ev("e2", "a2", "")}, noTeam, 100, [][]int{{0, 2}, {1}}},
 		{"a long run splits: 27 markers and 3 figures", many, noTeam, 30, [][]int{seq(0, 27), seq(27, 40)}},
 	}
 	for _, tc := range tests {

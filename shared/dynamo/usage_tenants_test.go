@@ -1,0 +1,112 @@
+package dynamo_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/agentplatform/workspaceapi/infra/tableops"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
+)
+
+// heldWorkspace cancels every transaction that writes an item of workspace
+// ws, as real DynamoDB cancels those meeting an item another transaction
+// holds (TransactionConflict on that item), for as long as the test runs.
+type heldWorkspace struct {
+	ws        string
+	cancelled atomic.Int64
+}
+
+func (h *heldWorkspace) option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("HoldWorkspace",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+					middleware.InitializeOutput, middleware.Metadata, error) {
+					tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput)
+					if !ok {
+						return next.HandleInitialize(ctx, in)
+					}
+					reasons := make([]types.CancellationReason, len(tx.TransactItems))
+					held := false
+					for i, it := range tx.TransactItems {
+						reasons[i] = types.CancellationReason{Code: aws.String("None")}
+						if pk := transactPK(it); strings.HasPrefix(pk, "WS#"+h.ws+"#") || pk == "WS#"+h.ws {
+							reasons[i], held = types.CancellationReason{Code: aws.String("TransactionConflict")}, true
+						}
+					}
+					if !held {
+						return next.HandleInitialize(ctx, in)
+					}
+					h.cancelled.Add(1)
+					return middleware.InitializeOutput{}, middleware.Metadata{}, &types.TransactionCanceledException{
+						Message: aws.String("Transaction cancelled"), CancellationReasons: reasons}
+				}), middleware.Before)
+		})
+	}
+}
+
+// transactPK is the partition key of a transaction's item.
+func transactPK(it types.TransactWriteItem) string {
+	var k map[string]types.AttributeValue
+	switch {
+	case it.Put != nil:
+		k = it.Put.Item
+	case it.Update != nil:
+		k = it.Update.Key
+	case it.Delete != nil:
+		k = it.Delete.Key
+	case it.ConditionCheck != nil:
+		k = it.ConditionCheck.Key
+	}
+	pk, _ := k["PK"].(*types.AttributeValueMemberS)
+	if pk == nil {
+		return ""
+	}
+	return pk.Value
+}
+
+// A batch's workspaces are applied each on its own: a workspace whose
+// transactions keep being cancelled fails its own events only.
+func TestOneWorkspacesConflictsFailOnlyItsOwnEvents(t *testing.T) {
+	t.Parallel()
+	held := &heldWorkspace{ws: "ws2"}
+	w := newCreditWorld(t, held.option())
+	if err := tableops.PutSnapshot(t.Context(), w.store, tableops.Snapshot{
+		Workspace: workspace.Workspace{ID: "ws2", Name: "W2", Seats: 5},
+		Agents:    []workspace.Agent{{ID: "b1", Name: "B1", AgentDiscoverability: "none"}},
+	}, noon); err != nil {
+		t.Fatal(err)
+	}
+	batch := []workspace.Usage{
+		{EventID: "x1", WorkspaceID: "ws2", AgentID: "b1", Credits: 1, OccurredAt: noon},
+		{EventID: "e1", WorkspaceID: "ws1", AgentID: "a2", Credits: 2, OccurredAt: noon},
+		{EventID: "x2", WorkspaceID: "ws2", AgentID: "b1", Credits: 1, OccurredAt: noon},
+		{EventID: "e2", WorkspaceID: "ws1", AgentID: "solo", Credits: 3, OccurredAt: noon},
+	}
+	rep := w.store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), batch, noon)
+	for i, e := range batch {
+		err := rep.Errs[i]
+		switch {
+		case e.WorkspaceID == "ws1" && err != nil:
+			t.Errorf("%s of ws1: %v; want applied", e.EventID, err)
+		case e.WorkspaceID == "ws2" && !workspace.IsBusy(err):
+			t.Errorf("%s of the held ws2: %v; want busy (redelivered)", e.EventID, err)
+		}
+	}
+	if got := w.credit("a2", noon).Position.Month; got != 2 {
+		t.Errorf("a2's month = %v, want 2", got)
+	}
+	if got := w.credit("solo", noon).Position.Month; got != 3 {
+		t.Errorf("solo's month = %v, want 3", got)
+	}
+	if held.cancelled.Load() < 2 {
+		t.Errorf("ws2's transaction was cancelled %d times; want it retried", held.cancelled.Load())
+	}
+}

@@ -81,10 +81,11 @@ func (s *Store) AgentCredits(ctx context.Context, ws string, agents []workspace.
 // (YYYY-MM): the workspace's total, every team's (with its limit and paused
 // flag) and every agent's, private agents included, with their current
 // limits and running states; creditsToday is 0 for another month than now's.
-// Round trips: the Queries of the teams and the agents (one per 1 MB page),
-// sent at once since neither needs the other, and then, since their keys
-// come from both, one BatchGetItem per 100 counters (at most
-// batchConcurrency at once).
+// Round trips: the Queries of the teams and the agents (one per 1 MB page)
+// and of the workspace's usage shards (monthTotals), sent at once since
+// none needs another, and then, since their keys come from the first two,
+// one BatchGetItem per 100 states and usage items (at most batchConcurrency
+// at once).
 func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Time) (workspace.CreditsReport, error) {
 	var teams []workspace.Team
 	var agents []workspace.Agent
@@ -92,20 +93,25 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}
+	var teamUsed map[string]float64
+	var total float64
 	err = readAll(ctx, func(ctx context.Context) (err error) {
 		teams, err = s.Teams(ctx, ws)
 		return err
 	}, func(ctx context.Context) (err error) {
 		agents, err = queryAll(ctx, s, in, "agents", agentItem.domain)
 		return err
+	}, func(ctx context.Context) (err error) {
+		total, teamUsed, err = s.monthTotals(ctx, ws, month)
+		return err
 	})
 	if err != nil {
 		return workspace.CreditsReport{}, err
 	}
 	current := month == workspace.MonthKey(now)
-	keys := append([]item{key(wsPK(ws), skMeta)}, shardKeys(workspaceUsagePK(ws), month)...)
+	keys := []item{key(wsPK(ws), skMeta)}
 	for _, t := range teams {
-		keys = append(append(keys, key(teamDataPK(ws, t.ID), skState)), shardKeys(teamDataPK(ws, t.ID), month)...)
+		keys = append(keys, key(teamDataPK(ws, t.ID), skState))
 	}
 	for _, a := range agents {
 		keys = append(keys, key(agentDataPK(ws, a.ID), skState), key(agentDataPK(ws, a.ID), usageSK(month)))
@@ -127,14 +133,9 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 	}
 	rep := workspace.CreditsReport{Month: month, DefaultDailyLimit: w.DefaultDailyCreditLimit,
 		Teams: []workspace.TeamCredits{}, Agents: []workspace.AgentCredits{}}
-	if rep.Total, err = st.shardSum(workspaceUsagePK(ws), month); err != nil {
-		return workspace.CreditsReport{}, err
-	}
+	rep.Total = total
 	for _, t := range teams {
-		used, err := st.shardSum(teamDataPK(ws, t.ID), month)
-		if err != nil {
-			return workspace.CreditsReport{}, err
-		}
+		used := teamUsed[t.ID]
 		state, err := st.teamState(ws, t.ID)
 		if err != nil {
 			return workspace.CreditsReport{}, err

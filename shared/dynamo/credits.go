@@ -66,8 +66,8 @@ func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Tim
 			}
 			add(teamDataPK(r.ws, r.team), skState)
 			if opts.teamUsage {
-				for i := range usageShards {
-					add(teamDataPK(r.ws, r.team), shardSK(month, i))
+				for _, k := range teamShardKeys(r.ws, r.team, month) {
+					add(k[0], k[1])
 				}
 			}
 		}
@@ -119,35 +119,6 @@ func (st *standings) teamState(ws, team string) (teamStateItem, error) {
 	return it, err
 }
 
-// teamUsed sums the team's month usage shards (read with opts.teamUsage).
-func (st *standings) teamUsed(ws, team string) (float64, error) {
-	return st.shardSum(teamDataPK(ws, team), workspace.MonthKey(st.now))
-}
-
-// shardKeys are the keys of the usage shards of a team or workspace
-// partition pk for month.
-func shardKeys(pk, month string) []item {
-	keys := make([]item, usageShards)
-	for i := range keys {
-		keys[i] = key(pk, shardSK(month, i))
-	}
-	return keys
-}
-
-// shardSum sums the usage shards of a team or workspace partition pk for
-// month, as read.
-func (st *standings) shardSum(pk, month string) (float64, error) {
-	shards := make([]float64, usageShards)
-	for i := range usageShards {
-		c, _, err := decodeAt[counterItem](st.items, pk, shardSK(month, i))
-		if err != nil {
-			return 0, err
-		}
-		shards[i] = c.Total
-	}
-	return workspace.SumCredits(shards...), nil
-}
-
 // readTeamStanding reads what decides team's pause at now (its item, its
 // state, its month usage shards and its threshold markers) and the further
 // keys, as one snapshot (snapshot): a team's limit and its paused flag are
@@ -157,7 +128,10 @@ func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.
 	for _, k := range thresholdKeys(ws, teamTarget(team), now) {
 		keys = append(keys, key(k[0], k[1]))
 	}
-	found, err := s.snapshot(ctx, append(keys, shardKeys(teamDataPK(ws, team), workspace.MonthKey(now))...))
+	for _, k := range teamShardKeys(ws, team, workspace.MonthKey(now)) {
+		keys = append(keys, key(k[0], k[1]))
+	}
+	found, err := s.snapshot(ctx, keys)
 	if err != nil {
 		return nil, err
 	}

@@ -38,8 +38,8 @@
 //	                    GSI2PK WS#<ws>#AGENTUSAGE#<YYYY-MM>#TEAM#<teamId>   GSI2SK AGENT#<agentId>   (its team's, only when the agent has a team)
 //	chat                WS#<ws>#AGENTDATA#<agentId>  CHAT#<chatId>             (creditsTotal here; the agent-data issue adds the rest)
 //	team credit state   WS#<ws>#TEAMDATA#<teamId>    STATE                     RESUME#TEAM#<shard>     <month>#<ws>#<teamId>    (only while paused)
-//	team month usage    WS#<ws>#TEAMDATA#<teamId>    USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
-//	workspace usage     WS#<ws>#USAGE                USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
+//	usage shard         WS#<ws>#USAGE#<n>            USAGE#<YYYY-MM>#TEAM#<teamId>  (total: a team's month usage, one of usageShards items, n = 0..31)
+//	                    WS#<ws>#USAGE#<n>            USAGE#<YYYY-MM>#NOTEAM    (total: the month usage of agents without a team, likewise)
 //	applied event       WS#<ws>#EVENT#<eventId>      EVENT                     (ttl: the dedup window)
 //	threshold marker    WS#<ws>#AGENTDATA#<agentId>  THRESHOLD#<limit>#<period>#<pct>  (daily or monthly; ttl: past the period)
 //	                    WS#<ws>#TEAMDATA#<teamId>    THRESHOLD#team#<month>#<pct>
@@ -67,10 +67,15 @@
 // Every counter is keyed by its UTC period, so a counter never mixes two
 // periods, whenever the scheduler runs. Usage is applied in one transaction
 // with the events' markers (attribute_not_exists), so an event counts once.
-// The team's and the workspace's month counters are split into usageShards
-// items, one picked per transaction, so concurrent transactions of one team
-// rarely meet on an item (real DynamoDB cancels those that do); readers sum
-// the shards with one BatchGetItem. Running states carry a version that every
+// A workspace's month usage is counted per usage group (each team, and the
+// agents without a team) in usageShards partitions of the workspace's own
+// (usageshards.go): a transaction writes one shard, picked at random per
+// attempt and moved when a cancellation names it, so concurrent transactions
+// of one workspace rarely meet on an item (real DynamoDB cancels those that
+// do) and no partition takes more than its share. There is no workspace
+// counter: a team's total is its usageShards items (one BatchGetItem), the
+// workspace's the sum of one Query per shard partition. A transaction never
+// spans two workspaces. Running states carry a version that every
 // change increments under a condition on the version read, so a decision made
 // on stale figures fails and is taken again on fresh ones.
 //
@@ -238,7 +243,6 @@ const (
 	skEvent      = "EVENT"
 	prefixUsage  = "USAGE#"
 	prefixChat   = "CHAT#"
-	usageShards  = 8
 	resumeShards = 8
 	resumeDay    = "RESUME#DAY#"
 	resumeMonth  = "RESUME#MONTH#"
@@ -247,7 +251,6 @@ const (
 
 func agentDataPK(ws, agent string) string { return wsPK(ws) + "#AGENTDATA#" + agent }
 func teamDataPK(ws, team string) string   { return wsPK(ws) + "#TEAMDATA#" + team }
-func workspaceUsagePK(ws string) string   { return wsPK(ws) + "#USAGE" }
 func eventPK(ws, id string) string        { return wsPK(ws) + "#EVENT#" + id }
 func usageSK(month string) string         { return prefixUsage + month }
 func chatSK(chat string) string           { return prefixChat + chat }
@@ -259,6 +262,10 @@ func usageMonthGSI1PK(ws, month string) string { return wsPK(ws) + "#AGENTUSAGE#
 func teamUsageMonthGSI2PK(ws, month, team string) string {
 	return usageMonthGSI1PK(ws, month) + "#TEAM#" + team
 }
+
+// shardSK is the sort key of a month counter shard as release 2.0.0 wrote
+// them, under WS#<ws>#TEAMDATA#<teamId> and WS#<ws>#USAGE; the migration
+// step usage-shards folds them into the usage shards (usageshards.go).
 func shardSK(month string, shard int) string {
 	return fmt.Sprintf("%s%s#%d", prefixUsage, month, shard)
 }

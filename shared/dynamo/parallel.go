@@ -23,14 +23,20 @@ const batchConcurrency = 8
 // The tasks' contexts come from roundtrip.Fork: the request's critical path
 // counts them as sent at once, however late a loaded machine starts one.
 func fanOut(ctx context.Context, n int, task func(ctx context.Context, i int)) {
+	fanOutWide(ctx, n, batchConcurrency, task)
+}
+
+// fanOutWide is fanOut with at most width tasks at once: for reads of as
+// many different partitions (the usage shards), which load none twice.
+func fanOutWide(ctx context.Context, n, width int, task func(ctx context.Context, i int)) {
 	if n == 1 {
 		task(ctx, 0)
 		return
 	}
-	ctxs, join := roundtrip.Fork(ctx, n, batchConcurrency)
+	ctxs, join := roundtrip.Fork(ctx, n, width)
 	defer join()
 	var g errgroup.Group
-	g.SetLimit(batchConcurrency)
+	g.SetLimit(width)
 	for i := range n {
 		g.Go(func() error { task(ctxs[i], i); return nil })
 	}

@@ -3,7 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -137,15 +137,24 @@ func (s *Store) usageAgents(ctx context.Context, events []workspace.Usage) (map[
 // already exists was applied by an earlier delivery: it is dropped and the
 // rest written again. An agent whose latest activity is already later than
 // the chunk's (events arrive out of order) keeps it: its activity update is
-// dropped and the rest written again.
+// dropped and the rest written again. Each attempt ADDs the chunk's group
+// sums to one usage shard picked at random, another one than a shard a
+// cancellation named.
 func (s *Store) applyUsageChunk(ctx context.Context, events []workspace.Usage, chunk []int, agents map[agentRef]workspace.Agent, now time.Time) error {
 	keepLastAt := map[agentRef]bool{}
 	for len(chunk) > 0 {
-		items, activityAt, err := s.usageItems(events, chunk, agents, now, keepLastAt)
-		if err != nil {
-			return err
-		}
-		failed, err := s.transact(ctx, items)
+		var activityAt map[int]agentRef
+		var shardAt map[int]bool
+		shard := pickShard(-1)
+		failed, err := s.transactBuilt(ctx, func(conflicted []int) ([]types.TransactWriteItem, error) {
+			if slices.ContainsFunc(conflicted, func(i int) bool { return shardAt[i] }) {
+				shard = pickShard(shard)
+			}
+			var items []types.TransactWriteItem
+			var err error
+			items, activityAt, shardAt, err = s.usageItems(events, chunk, agents, now, keepLastAt, shard)
+			return items, err
+		})
 		if err != nil {
 			return err
 		}
@@ -182,14 +191,14 @@ func teamOf(agents map[agentRef]workspace.Agent) func(workspace.Usage) string {
 }
 
 // usageItems builds the transaction of a chunk: the events' markers first,
-// then each figure once with the chunk's sum (workspace.SumUsage), and each
-// agent's latest activity (unless keepLastAt says it is already later),
-// conditioned on moving forward; activityAt maps those items' indexes to
-// their agents.
-func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[agentRef]workspace.Agent, now time.Time, keepLastAt map[agentRef]bool) (
-	txItems []types.TransactWriteItem, activityAt map[int]agentRef, err error) {
-	shard := shardOf(events[chunk[0]].EventID)
-	activityAt = map[int]agentRef{}
+// then each figure once with the chunk's sum (workspace.SumUsage), the
+// groups' month usage in usage shard shard, and each agent's latest
+// activity (unless keepLastAt says it is already later), conditioned on
+// moving forward; activityAt maps those items' indexes to their agents,
+// shardAt holds the shard items' indexes.
+func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[agentRef]workspace.Agent, now time.Time, keepLastAt map[agentRef]bool, shard int) (
+	txItems []types.TransactWriteItem, activityAt map[int]agentRef, shardAt map[int]bool, err error) {
+	activityAt, shardAt = map[int]agentRef{}, map[int]bool{}
 	ttl := epoch(now.Add(EventDedupWindow))
 	batch := make([]workspace.Usage, len(chunk))
 	for k, i := range chunk {
@@ -197,7 +206,7 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 		batch[k] = e
 		marker, err := s.putNew(eventItem{keys: keys{PK: eventPK(e.WorkspaceID, e.EventID), SK: skEvent, Entity: typeEvent, TTL: ttl}, Type: "credits.used"})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		txItems = append(txItems, marker)
 	}
@@ -231,12 +240,8 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 				Or(expression.Name(attrLastAt).LessThanEqual(expression.Value(at)))})
 	}
 	for _, c := range sums.Counters {
-		pk := workspaceUsagePK(c.WorkspaceID)
-		if c.TeamID != "" {
-			pk = teamDataPK(c.WorkspaceID, c.TeamID)
-		}
-		ops = append(ops, write{key: key(pk, shardSK(c.Month, shard)), upd: expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)).
-			Add(expression.Name(attrTotal), expression.Value(c.Credits))})
+		shardAt[len(txItems)+len(ops)] = true
+		ops = append(ops, usageShardWrite(c.WorkspaceID, c.TeamID, c.Month, shard, c.Credits))
 	}
 	for _, c := range sums.Chats {
 		ops = append(ops, write{key: key(agentDataPK(c.WorkspaceID, c.AgentID), chatSK(c.ChatID)),
@@ -245,16 +250,9 @@ func (s *Store) usageItems(events []workspace.Usage, chunk []int, agents map[age
 	}
 	writes, err := s.decisionTx(ops, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return append(txItems, writes...), activityAt, nil
-}
-
-// shardOf picks the usage shard a transaction writes, from its first event.
-func shardOf(eventID string) int {
-	h := fnv.New32a()
-	h.Write([]byte(eventID))
-	return int(h.Sum32() % usageShards)
+	return append(txItems, writes...), activityAt, shardAt, nil
 }
 
 // settleUsage reads the standings of every agent with an applied event (one

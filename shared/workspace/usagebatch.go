@@ -24,8 +24,10 @@ type AgentActivity struct {
 	At                           time.Time
 }
 
-// CounterUsage is what a batch adds to one counter: a team's month (TeamID
-// set), a workspace's month, or a chat's total (ChatID set, with AgentID).
+// CounterUsage is what a batch adds to one counter: a usage group's month
+// (a team's, TeamID set, or the group of agents without a team), or a
+// chat's total (ChatID set, with AgentID). A workspace's month is the sum of
+// its groups'.
 type CounterUsage struct {
 	WorkspaceID, TeamID, AgentID, ChatID, Month string
 	Credits                                     float64
@@ -36,12 +38,13 @@ type CounterUsage struct {
 type UsageTotals struct {
 	AgentMonths []AgentMonthUsage
 	Activity    []AgentActivity
-	Counters    []CounterUsage // teams' and workspaces' months
+	Counters    []CounterUsage // the usage groups' months
 	Chats       []CounterUsage
 }
 
 // SumUsage sums the events of a batch; teamOf names the team an event's
-// agent belongs to ("" for none), whose month its credits also add to.
+// agent belongs to ("" for none): the usage group whose month its credits
+// also add to.
 func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 	var out UsageTotals
 	months, activity, counters, chats := map[[3]string]int{}, map[[2]string]int{}, map[CounterUsage]int{}, map[CounterUsage]int{}
@@ -71,10 +74,7 @@ func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 		if e.OccurredAt.After(out.Activity[a].At) {
 			out.Activity[a].At = e.OccurredAt
 		}
-		if team != "" {
-			addCounter(&out.Counters, counters, CounterUsage{WorkspaceID: e.WorkspaceID, TeamID: team, Month: month}, e.Credits)
-		}
-		addCounter(&out.Counters, counters, CounterUsage{WorkspaceID: e.WorkspaceID, Month: month}, e.Credits)
+		addCounter(&out.Counters, counters, CounterUsage{WorkspaceID: e.WorkspaceID, TeamID: team, Month: month}, e.Credits)
 		if e.ChatID != "" {
 			addCounter(&out.Chats, chats, CounterUsage{WorkspaceID: e.WorkspaceID, AgentID: e.AgentID, ChatID: e.ChatID}, e.Credits)
 		}
@@ -96,7 +96,8 @@ func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 // PackUsage splits the events at pending into chunks each of which writes at
 // most maxWrites figures, counting each chunk's distinct figures exactly: per
 // event its marker, and the figures it adds to (its agent's month and latest
-// activity, its workspace's month, its team's month, its chat). A chunk
+// activity, its usage group's month: its team's or the no-team group's, its
+// chat). A chunk
 // holds one workspace's events only, so no transaction (nor its retries)
 // spans two tenants. Events are taken workspace by workspace and, within
 // one, agent by agent, in the order they first appear, so an agent's events
@@ -129,10 +130,7 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 			team, month := teamOf(e), MonthKey(e.OccurredAt)
 			need := [][4]string{
 				{"event", e.WorkspaceID, e.EventID}, {"agentMonth", e.WorkspaceID, e.AgentID, month},
-				{"activity", e.WorkspaceID, e.AgentID}, {"workspaceMonth", e.WorkspaceID, month},
-			}
-			if team != "" {
-				need = append(need, [4]string{"teamMonth", e.WorkspaceID, team, month})
+				{"activity", e.WorkspaceID, e.AgentID}, {"groupMonth", e.WorkspaceID, team, month},
 			}
 			if e.ChatID != "" {
 				need = append(need, [4]string{"chat", e.WorkspaceID, e.AgentID, e.ChatID})

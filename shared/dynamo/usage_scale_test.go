@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -24,29 +25,37 @@ type heldWorkspace struct {
 }
 
 func (h *heldWorkspace) option() func(*dynamodb.Options) {
+	return beforeTransaction(func(tx *dynamodb.TransactWriteItemsInput) error {
+		reasons := make([]types.CancellationReason, len(tx.TransactItems))
+		held := false
+		for i, it := range tx.TransactItems {
+			reasons[i] = types.CancellationReason{Code: aws.String("None")}
+			if pk := transactPK(it); strings.HasPrefix(pk, "WS#"+h.ws+"#") || pk == "WS#"+h.ws {
+				reasons[i], held = types.CancellationReason{Code: aws.String("TransactionConflict")}, true
+			}
+		}
+		if !held {
+			return nil
+		}
+		h.cancelled.Add(1)
+		return &types.TransactionCanceledException{Message: aws.String("Transaction cancelled"), CancellationReasons: reasons}
+	})
+}
+
+// beforeTransaction is a client option running f before each
+// TransactWriteItems call is sent; an error from f is the call's answer.
+func beforeTransaction(f func(*dynamodb.TransactWriteItemsInput) error) func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("HoldWorkspace",
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("BeforeTransaction",
 				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 					middleware.InitializeOutput, middleware.Metadata, error) {
-					tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput)
-					if !ok {
-						return next.HandleInitialize(ctx, in)
-					}
-					reasons := make([]types.CancellationReason, len(tx.TransactItems))
-					held := false
-					for i, it := range tx.TransactItems {
-						reasons[i] = types.CancellationReason{Code: aws.String("None")}
-						if pk := transactPK(it); strings.HasPrefix(pk, "WS#"+h.ws+"#") || pk == "WS#"+h.ws {
-							reasons[i], held = types.CancellationReason{Code: aws.String("TransactionConflict")}, true
+					if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok {
+						if err := f(tx); err != nil {
+							return middleware.InitializeOutput{}, middleware.Metadata{}, err
 						}
 					}
-					if !held {
-						return next.HandleInitialize(ctx, in)
-					}
-					h.cancelled.Add(1)
-					return middleware.InitializeOutput{}, middleware.Metadata{}, &types.TransactionCanceledException{
-						Message: aws.String("Transaction cancelled"), CancellationReasons: reasons}
+					return next.HandleInitialize(ctx, in)
 				}), middleware.Before)
 		})
 	}
@@ -108,5 +117,55 @@ func TestOneWorkspacesConflictsFailOnlyItsOwnEvents(t *testing.T) {
 	}
 	if held.cancelled.Load() < 2 {
 		t.Errorf("ws2's transaction was cancelled %d times; want it retried", held.cancelled.Load())
+	}
+}
+
+// A usage transaction cancelled on its usage shard's item (another
+// transaction holds it) is retried on another shard, and the workspace's
+// and the team's totals still sum every shard.
+func TestAUsageShardConflictMovesTheRetryToAnotherShard(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var shards []string
+	cancelled := false
+	w := newCreditWorld(t, beforeTransaction(func(tx *dynamodb.TransactWriteItemsInput) error {
+		mu.Lock()
+		defer mu.Unlock()
+		at := -1
+		for i, it := range tx.TransactItems {
+			if pk := transactPK(it); strings.HasPrefix(pk, "WS#ws1#USAGE#") {
+				if at < 0 {
+					shards = append(shards, pk)
+				}
+				at = i
+			}
+		}
+		if at < 0 || cancelled {
+			return nil
+		}
+		cancelled = true
+		reasons := make([]types.CancellationReason, len(tx.TransactItems))
+		for i := range reasons {
+			reasons[i] = types.CancellationReason{Code: aws.String("None")}
+		}
+		reasons[at] = types.CancellationReason{Code: aws.String("TransactionConflict")}
+		return &types.TransactionCanceledException{Message: aws.String("Transaction cancelled"), CancellationReasons: reasons}
+	}))
+	w.use("a2", 2, noon)
+	w.use("a3", 3, noon)
+	w.use("solo", 4, noon)
+	if len(shards) < 2 || shards[0] == shards[1] {
+		t.Errorf("shards of the attempts = %v; want the retry on another shard than the cancelled one", shards)
+	}
+	rep, err := w.store.CreditsReport(t.Context(), "ws1", "2026-11", noon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total != 9 || len(rep.Teams) != 1 || rep.Teams[0].Used != 5 {
+		t.Errorf("report: total %v, teams %+v; want 9 and t1 5", rep.Total, rep.Teams)
+	}
+	d, err := w.store.TeamDetail(t.Context(), "ws1", "t1", noon)
+	if err != nil || d.CreditsThisMonth != 5 {
+		t.Errorf("team detail: %v, %v; want 5 this month", d.CreditsThisMonth, err)
 	}
 }

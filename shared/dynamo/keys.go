@@ -263,13 +263,6 @@ func teamUsageMonthGSI2PK(ws, month, team string) string {
 	return usageMonthGSI1PK(ws, month) + "#TEAM#" + team
 }
 
-// shardSK is the sort key of a month counter shard as release 2.0.0 wrote
-// them, under WS#<ws>#TEAMDATA#<teamId> and WS#<ws>#USAGE; the migration
-// step usage-shards folds them into the usage shards (usageshards.go).
-func shardSK(month string, shard int) string {
-	return fmt.Sprintf("%s%s#%d", prefixUsage, month, shard)
-}
-
 // resumeGSI2 returns the resume-index keys of an entity held back until the
 // period after period: the partition is spread over resumeShards by a hash of
 // the entity, so a wave of stops never lands on one index partition.

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
@@ -138,4 +140,114 @@ func (s *Store) monthTotals(ctx context.Context, ws, month string) (total float6
 		}
 	}
 	return workspace.SumCredits(all...), teams, nil
+}
+
+// legacyCounter is a month counter shard as release 2.0.0 wrote it (keys.go,
+// shardSK), its total as stored so that the fold moves the exact decimal.
+type legacyCounter struct {
+	keys
+	Total attributevalue.Number `dynamodbav:"total"`
+}
+
+// FoldUsageShards moves workspace ws's month counters as release 2.0.0 kept
+// them (per team WS#<ws>#TEAMDATA#<teamId>, per workspace WS#<ws>#USAGE, each
+// USAGE#<month>#<shard> with shard 0..7) into the usage shards (the
+// migration step usage-shards), every month, exactly: one transaction per
+// old item deletes it, conditioned on its total as read, and ADDs that
+// total to its group's counter in usage shard <shard>. The workspace
+// counter held every agent's usage, its teams' too, so it goes to the
+// no-team group and each team counter's fold also subtracts its total from
+// the no-team group: the workspace's total is exact whatever teams exist,
+// each team's is exact, and the no-team group's is the rest. An item that
+// changed or went meanwhile is read again; a second run finds nothing to
+// move. Round trips: the Query of the teams, one Query per old partition,
+// one transaction per old item.
+func (s *Store) FoldUsageShards(ctx context.Context, ws string) (workspace.MigrationCounts, error) {
+	counts := workspace.MigrationCounts{Workspaces: 1}
+	teams, err := s.Teams(ctx, ws)
+	if err != nil {
+		return counts, err
+	}
+	groups := map[string]string{wsPK(ws) + "#USAGE": ""} // old partition -> team
+	for _, t := range teams {
+		groups[teamDataPK(ws, t.ID)] = t.ID
+	}
+	for _, pk := range slices.Sorted(maps.Keys(groups)) {
+		in, err := s.keyQuery("", prefixed(pk, prefixUsage))
+		if err != nil {
+			return counts, err
+		}
+		in.ConsistentRead = aws.Bool(true)
+		old, err := queryAll(ctx, s, in, "release 2.0.0 usage shards", func(c legacyCounter) legacyCounter { return c })
+		if err != nil {
+			return counts, err
+		}
+		for _, c := range old {
+			moved, err := s.foldCounter(ctx, ws, groups[pk], c)
+			if err != nil {
+				return counts, err
+			}
+			if moved {
+				counts.Changed++
+			}
+		}
+	}
+	return counts, nil
+}
+
+// foldCounter moves one old counter c of team's group (ws's counter when
+// team is "") into the usage shards; moved is false when it was gone.
+func (s *Store) foldCounter(ctx context.Context, ws, team string, c legacyCounter) (moved bool, err error) {
+	month, shard, ok := legacyShardOf(c.SK)
+	if !ok {
+		return false, nil // not a counter shard
+	}
+	for attempt := 0; ; attempt++ {
+		pauseBeforeReevaluation(ctx, attempt)
+		del, err := s.deleteIf(key(c.PK, c.SK), expression.Name(attrTotal).Equal(expression.Value(c.Total)))
+		if err != nil {
+			return false, err
+		}
+		ops := []write{{key: key(usageShardPK(ws, shard), usageGroupSK(month, team)),
+			upd: expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)).Add(expression.Name(attrTotal), expression.Value(c.Total))}}
+		if team != "" {
+			ops = append(ops, write{key: key(usageShardPK(ws, shard), usageGroupSK(month, "")),
+				upd: expression.Set(expression.Name(attrEntity), expression.Value(typeUsage)).Add(expression.Name(attrTotal), expression.Value(negated(c.Total)))})
+		}
+		writes, err := s.decisionTx(ops, nil)
+		if err != nil {
+			return false, err
+		}
+		failed, err := s.transact(ctx, append([]types.TransactWriteItem{del}, writes...))
+		if err != nil || len(failed) == 0 {
+			return err == nil, err
+		}
+		if attempt >= maxReevaluations {
+			return false, workspace.ErrBusy
+		}
+		// Written or folded meanwhile: read it again.
+		fresh, found, err := getItem[legacyCounter](ctx, s, key(c.PK, c.SK), "release 2.0.0 usage shard")
+		if err != nil || !found {
+			return false, err
+		}
+		c = fresh
+	}
+}
+
+// legacyShardOf parses a release 2.0.0 counter's sort key
+// USAGE#<YYYY-MM>#<shard>.
+func legacyShardOf(sk string) (month string, shard int, ok bool) {
+	rest, ok := strings.CutPrefix(sk, prefixUsage)
+	if !ok {
+		return "", 0, false
+	}
+	month, n, ok := strings.Cut(rest, "#")
+	if !ok {
+		return "", 0, false
+	}
+	shard, err := strconv.Atoi(n)
+	if err != nil || shard < 0 || shard >= usageShards {
+		return "", 0, false
+	}
+	return month, shard, true
 }

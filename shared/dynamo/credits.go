@@ -27,7 +27,6 @@ func refOf(a workspace.Agent) agentRef {
 // current month usage, workspaces and teams' limits and states.
 type readOpts struct {
 	agents      bool // the agent items themselves (their limits, freshly)
-	teamUsage   bool // the teams' month usage shards
 	noTeamItems bool // leave out the teams' items (their limits)
 	thresholds  bool // the agents' and teams' threshold markers of now's periods
 }
@@ -42,7 +41,7 @@ type standings struct {
 // readStandings reads, in ceil(keys/100) BatchGetItem calls, the standings of
 // refs: per agent its state and this month's usage (and its item with
 // opts.agents), per workspace its item, per team its item and state (and its
-// month usage shards with opts.teamUsage).
+// month usage shards never: the usage path reads those itself, settleReads).
 func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Time, opts readOpts) (*standings, error) {
 	month := workspace.MonthKey(now)
 	seen := map[[2]string]bool{}
@@ -65,11 +64,6 @@ func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Tim
 				add(wsPK(r.ws), teamSK(r.team))
 			}
 			add(teamDataPK(r.ws, r.team), skState)
-			if opts.teamUsage {
-				for _, k := range teamShardKeys(r.ws, r.team, month) {
-					add(k[0], k[1])
-				}
-			}
 		}
 		if opts.thresholds {
 			for _, k := range thresholdKeys(r.ws, agentTarget(r.agent), now) {

@@ -2,6 +2,8 @@ package dynamo_test
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +15,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/agentplatform/workspaceapi/infra/tableops"
+	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -45,12 +48,18 @@ func (h *heldWorkspace) option() func(*dynamodb.Options) {
 // beforeTransaction is a client option running f before each
 // TransactWriteItems call is sent; an error from f is the call's answer.
 func beforeTransaction(f func(*dynamodb.TransactWriteItemsInput) error) func(*dynamodb.Options) {
+	return beforeCall("BeforeTransaction", f)
+}
+
+// beforeCall is a client option running f before each call whose input is
+// an *In; an error from f is the call's answer.
+func beforeCall[In any](name string, f func(*In) error) func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("BeforeTransaction",
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc(name,
 				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 					middleware.InitializeOutput, middleware.Metadata, error) {
-					if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok {
+					if tx, ok := in.Parameters.(*In); ok {
 						if err := f(tx); err != nil {
 							return middleware.InitializeOutput{}, middleware.Metadata{}, err
 						}
@@ -167,5 +176,96 @@ func TestAUsageShardConflictMovesTheRetryToAnotherShard(t *testing.T) {
 	d, err := w.store.TeamDetail(t.Context(), "ws1", "t1", noon)
 	if err != nil || d.CreditsThisMonth != 5 {
 		t.Errorf("team detail: %v, %v; want 5 this month", d.CreditsThisMonth, err)
+	}
+}
+
+// After the write, settling a batch that crosses nothing reads per agent
+// its state and its month usage, per workspace its item, per team its item
+// and state: not the agents again, not a team's shards when it has no
+// limit, no threshold marker.
+func TestSettlingABatchThatCrossesNothingReadsOnlyTheStandings(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var reads [][]string
+	w := newCreditWorld(t, beforeCall("CountReads", func(in *dynamodb.BatchGetItemInput) error {
+		mu.Lock()
+		defer mu.Unlock()
+		var got []string
+		for _, ka := range in.RequestItems {
+			for _, k := range ka.Keys {
+				pk, _ := k["PK"].(*types.AttributeValueMemberS)
+				sk, _ := k["SK"].(*types.AttributeValueMemberS)
+				got = append(got, pk.Value+" "+sk.Value)
+			}
+		}
+		slices.Sort(got)
+		reads = append(reads, got)
+		return nil
+	}))
+	if err := tableops.PutSnapshot(t.Context(), w.store, tableops.Snapshot{
+		Workspace: workspace.Workspace{ID: "ws2", Name: "W2", Seats: 5, TeamSettingsEnabled: true},
+		Teams:     []workspace.Team{{ID: "tn", Name: "No limit"}},
+		Agents: []workspace.Agent{{ID: "b1", Name: "B1", TeamID: "tn", AgentDiscoverability: "team"},
+			{ID: "b2", Name: "B2", AgentDiscoverability: "none"}},
+	}, noon); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(ids ...string) {
+		t.Helper()
+		var batch []workspace.Usage
+		for _, id := range ids {
+			batch = append(batch, workspace.Usage{EventID: id, WorkspaceID: "ws2", AgentID: "b" + id[1:2], Credits: 1, OccurredAt: noon})
+		}
+		for i, err := range w.store.ApplyUsage(t.Context(), workspace.SystemActor(workspace.SystemIngest), batch, noon).Errs {
+			if err != nil {
+				t.Fatalf("%s: %v", batch[i].EventID, err)
+			}
+		}
+	}
+	apply("e1", "e2") // the month's first usage lists b1 and b2
+	mu.Lock()
+	reads = nil
+	mu.Unlock()
+	w.rt.Reset()
+	apply("e1x", "e2x", "e1y")
+	want := [][]string{
+		{"WS#ws2 AGENT#b1", "WS#ws2 AGENT#b2"}, // before the write: the agents
+		{"WS#ws2 META", "WS#ws2 TEAM#tn", "WS#ws2#AGENTDATA#b1 STATE", "WS#ws2#AGENTDATA#b1 USAGE#2026-11",
+			"WS#ws2#AGENTDATA#b2 STATE", "WS#ws2#AGENTDATA#b2 USAGE#2026-11", "WS#ws2#TEAMDATA#tn STATE"},
+	}
+	if !reflect.DeepEqual(reads, want) {
+		t.Errorf("reads %v,\nwant %v", reads, want)
+	}
+	if ops := w.rt.Ops(); !slices.Equal(ops, []string{"BatchGetItem", "TransactWriteItems", "UpdateItem", "UpdateItem", "BatchGetItem"}) {
+		t.Errorf("ops %v: want the agents, one transaction, an activity update per agent, the standings", ops)
+	}
+}
+
+// The month listings hold both kinds of entry: a usage item written before
+// release 2.1.0 (listed by its own keys) and a listing item written once
+// after an agent's first usage of the month; the export reads each agent
+// once with its days' spend.
+func TestTheMonthListingReadsOldAndNewEntries(t *testing.T) {
+	t.Parallel()
+	w := newCreditWorld(t)
+	old, err := dynamo.UsageMonthItem("ws1", workspace.Agent{ID: "a1", TeamID: "t1"}, "2026-11", map[int]float64{3: 2.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tableops.PutItems(t.Context(), w.store, []map[string]types.AttributeValue{old}); err != nil {
+		t.Fatal(err)
+	}
+	w.use("a2", 4, noon)
+	w.use("a2", 1, noon) // listed already: no second entry
+	w.use("a1", 1, noon) // an old entry: no listing item
+	for _, team := range []string{"", "t1"} {
+		got, more, err := w.store.UsageMonthPage(t.Context(), "ws1", team, "2026-11", "", 10)
+		if err != nil || more {
+			t.Fatal(err, more)
+		}
+		if len(got) != 2 || got[0].AgentID != "a1" || got[0].Spent[3] != 2.5 || got[0].Spent[22] != 1 ||
+			got[1].AgentID != "a2" || got[1].Spent[22] != 5 || got[1].TeamID != "t1" {
+			t.Errorf("team %q: listing %+v; want a1 (2.5 on the 3rd, 1 on the 22nd) and a2 (5 on the 22nd) once each", team, got)
+		}
 	}
 }

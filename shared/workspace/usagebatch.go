@@ -18,7 +18,8 @@ type AgentMonthUsage struct {
 	Days                                map[int]float64
 }
 
-// AgentActivity is an agent's latest usage in a batch.
+// AgentActivity is an agent's latest usage in a batch (written after the
+// batch's transactions, never in them).
 type AgentActivity struct {
 	WorkspaceID, AgentID, TeamID string
 	At                           time.Time
@@ -95,9 +96,9 @@ func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 
 // PackUsage splits the events at pending into chunks each of which writes at
 // most maxWrites figures, counting each chunk's distinct figures exactly: per
-// event its marker, and the figures it adds to (its agent's month and latest
-// activity, its usage group's month: its team's or the no-team group's, its
-// chat). A chunk
+// event its marker, and the figures it adds to (its agent's month, its
+// usage group's month: its team's or the no-team group's, its chat). The
+// agents' latest activity is written after the chunks, outside them. A chunk
 // holds one workspace's events only, so no transaction (nor its retries)
 // spans two tenants. Events are taken workspace by workspace and, within
 // one, agent by agent, in the order they first appear, so an agent's events
@@ -130,7 +131,7 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 			team, month := teamOf(e), MonthKey(e.OccurredAt)
 			need := [][4]string{
 				{"event", e.WorkspaceID, e.EventID}, {"agentMonth", e.WorkspaceID, e.AgentID, month},
-				{"activity", e.WorkspaceID, e.AgentID}, {"groupMonth", e.WorkspaceID, team, month},
+				{"groupMonth", e.WorkspaceID, team, month},
 			}
 			if e.ChatID != "" {
 				need = append(need, [4]string{"chat", e.WorkspaceID, e.AgentID, e.ChatID})

@@ -33,7 +33,9 @@
 //	item                PK                           SK                        GSI2PK                  GSI2SK
 //	agent credit state  WS#<ws>#AGENTDATA#<agentId>  STATE                     RESUME#DAY#<shard>      <day>#<ws>#<agentId>     (only while stopped by its daily limit)
 //	                                                                           RESUME#MONTH#<shard>    <month>#<ws>#<agentId>   (only while stopped by its monthly limit)
-//	agent month usage   WS#<ws>#AGENTDATA#<agentId>  USAGE#<YYYY-MM>           (total; dDD spent on day DD; cDD counted toward day DD's limit, zeroed by a reset)
+//	agent month usage   WS#<ws>#AGENTDATA#<agentId>  USAGE#<YYYY-MM>           (total; dDD spent on day DD; cDD counted toward day DD's limit, zeroed by a reset; listed: its listing item exists;
+//	                                                                           written before release 2.1.0: the listing item's GSI keys on the item itself)
+//	month listing       WS#<ws>#AGENTDATA#<agentId>  LISTING#<YYYY-MM>         (agentId, teamId; written once, after the month's first usage committed)
 //	                    GSI1PK WS#<ws>#AGENTUSAGE#<YYYY-MM>                 GSI1SK AGENT#<agentId>   (the usage export's month listing)
 //	                    GSI2PK WS#<ws>#AGENTUSAGE#<YYYY-MM>#TEAM#<teamId>   GSI2SK AGENT#<agentId>   (its team's, only when the agent has a team)
 //	chat                WS#<ws>#AGENTDATA#<agentId>  CHAT#<chatId>             (creditsTotal here; the agent-data issue adds the rest)
@@ -66,7 +68,12 @@
 //
 // Every counter is keyed by its UTC period, so a counter never mixes two
 // periods, whenever the scheduler runs. Usage is applied in one transaction
-// with the events' markers (attribute_not_exists), so an event counts once.
+// with the events' markers (attribute_not_exists), so an event counts once;
+// a transaction holds one workspace's events only. An agent's latest
+// activity (on its state item, one conditional UpdateItem per agent and
+// batch, only forward) and its month listing item are written after the
+// transaction commits, never in it: a usage transaction touches no index
+// and no item a request's decision reads.
 // A workspace's month usage is counted per usage group (each team, and the
 // agents without a team) in usageShards partitions of the workspace's own
 // (usageshards.go): a transaction writes one shard, picked at random per

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"maps"
 	"fmt"
 	"time"
 
@@ -114,21 +115,34 @@ func (st *standings) teamState(ws, team string) (teamStateItem, error) {
 }
 
 // readTeamStanding reads what decides team's pause at now (its item, its
-// state, its month usage shards and its threshold markers) and the further
-// keys, as one snapshot (snapshot): a team's limit and its paused flag are
-// never read from either side of a change that wrote both.
+// state, its threshold markers) and the further keys, as one snapshot
+// (snapshot): a team's limit and its paused flag are never read from either
+// side of a change that wrote both. Its month usage shards are read at the
+// same time with a BatchGetItem, not in the snapshot: usage transactions
+// hold them all the time, and a snapshot naming a held item is cancelled;
+// usage only grows, and every usage write settles the team again on what it
+// committed.
 func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.Time, more ...item) (*standings, error) {
 	keys := append([]item{key(wsPK(ws), teamSK(team)), key(teamDataPK(ws, team), skState)}, more...)
 	for _, k := range thresholdKeys(ws, teamTarget(team), now) {
 		keys = append(keys, key(k[0], k[1]))
 	}
+	var shards []item
 	for _, k := range teamShardKeys(ws, team, workspace.MonthKey(now)) {
-		keys = append(keys, key(k[0], k[1]))
+		shards = append(shards, key(k[0], k[1]))
 	}
-	found, err := s.snapshot(ctx, keys)
+	var found, used map[[2]string]item
+	err := readAll(ctx, func(ctx context.Context) (err error) {
+		found, err = s.snapshot(ctx, keys)
+		return err
+	}, func(ctx context.Context) (err error) {
+		used, err = s.batchGet(ctx, shards)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	maps.Copy(found, used)
 	return &standings{now: now, items: found}, nil
 }
 

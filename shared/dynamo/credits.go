@@ -2,8 +2,8 @@ package dynamo
 
 import (
 	"context"
-	"maps"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"

@@ -203,9 +203,10 @@ func thousandAgents(t *testing.T) *apitest.Env {
 }
 
 // pageTotalsUnits are the read units every page spends whatever its lines:
-// the workspace's item (half a unit) and the month's total (its usage
-// shards, at most 8 small items: 4 units).
-const pageTotalsUnits = 4.5
+// the workspace's item (half a unit) and the month's totals (one eventually
+// consistent Query of small items per usage shard partition, 32 of them, at
+// least half a unit each: 16 units).
+const pageTotalsUnits = 16.5
 
 // The report is paged by what it returns: every page of a workspace of
 // 1,000 agents, whatever its limit, is far under 1 MB and reads at most

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -27,7 +28,6 @@ func refOf(a workspace.Agent) agentRef {
 // current month usage, workspaces and teams' limits and states.
 type readOpts struct {
 	agents      bool // the agent items themselves (their limits, freshly)
-	teamUsage   bool // the teams' month usage shards
 	noTeamItems bool // leave out the teams' items (their limits)
 	thresholds  bool // the agents' and teams' threshold markers of now's periods
 	// eventual reads eventually consistently (half the read units): for
@@ -45,7 +45,7 @@ type standings struct {
 // readStandings reads, in ceil(keys/100) BatchGetItem calls, the standings of
 // refs: per agent its state and this month's usage (and its item with
 // opts.agents), per workspace its item, per team its item and state (and its
-// month usage shards with opts.teamUsage).
+// month usage shards never: the usage path reads those itself, settleReads).
 func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Time, opts readOpts) (*standings, error) {
 	month := workspace.MonthKey(now)
 	seen := map[[2]string]bool{}
@@ -68,11 +68,6 @@ func (s *Store) readStandings(ctx context.Context, refs []agentRef, now time.Tim
 				add(wsPK(r.ws), teamSK(r.team))
 			}
 			add(teamDataPK(r.ws, r.team), skState)
-			if opts.teamUsage {
-				for i := range usageShards {
-					add(teamDataPK(r.ws, r.team), shardSK(month, i))
-				}
-			}
 		}
 		if opts.thresholds {
 			for _, k := range thresholdKeys(r.ws, agentTarget(r.agent), now) {
@@ -122,48 +117,35 @@ func (st *standings) teamState(ws, team string) (teamStateItem, error) {
 	return it, err
 }
 
-// teamUsed sums the team's month usage shards (read with opts.teamUsage).
-func (st *standings) teamUsed(ws, team string) (float64, error) {
-	return st.shardSum(teamDataPK(ws, team), workspace.MonthKey(st.now))
-}
-
-// shardKeys are the keys of the usage shards of a team or workspace
-// partition pk for month.
-func shardKeys(pk, month string) []item {
-	keys := make([]item, usageShards)
-	for i := range keys {
-		keys[i] = key(pk, shardSK(month, i))
-	}
-	return keys
-}
-
-// shardSum sums the usage shards of a team or workspace partition pk for
-// month, as read.
-func (st *standings) shardSum(pk, month string) (float64, error) {
-	shards := make([]float64, usageShards)
-	for i := range usageShards {
-		c, _, err := decodeAt[counterItem](st.items, pk, shardSK(month, i))
-		if err != nil {
-			return 0, err
-		}
-		shards[i] = c.Total
-	}
-	return workspace.SumCredits(shards...), nil
-}
-
 // readTeamStanding reads what decides team's pause at now (its item, its
-// state, its month usage shards and its threshold markers) and the further
-// keys, as one snapshot (snapshot): a team's limit and its paused flag are
-// never read from either side of a change that wrote both.
+// state, its threshold markers) and the further keys, as one snapshot
+// (snapshot): a team's limit and its paused flag are never read from either
+// side of a change that wrote both. Its month usage shards are read at the
+// same time with a BatchGetItem, not in the snapshot: usage transactions
+// hold them all the time, and a snapshot naming a held item is cancelled;
+// usage only grows, and every usage write settles the team again on what it
+// committed.
 func (s *Store) readTeamStanding(ctx context.Context, ws, team string, now time.Time, more ...item) (*standings, error) {
 	keys := append([]item{key(wsPK(ws), teamSK(team)), key(teamDataPK(ws, team), skState)}, more...)
 	for _, k := range thresholdKeys(ws, teamTarget(team), now) {
 		keys = append(keys, key(k[0], k[1]))
 	}
-	found, err := s.snapshot(ctx, append(keys, shardKeys(teamDataPK(ws, team), workspace.MonthKey(now))...))
+	var shards []item
+	for _, k := range teamShardKeys(ws, team, workspace.MonthKey(now)) {
+		shards = append(shards, key(k[0], k[1]))
+	}
+	var found, used map[[2]string]item
+	err := readAll(ctx, func(ctx context.Context) (err error) {
+		found, err = s.snapshot(ctx, keys)
+		return err
+	}, func(ctx context.Context) (err error) {
+		used, err = s.batchGet(ctx, shards)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	maps.Copy(found, used)
 	return &standings{now: now, items: found}, nil
 }
 

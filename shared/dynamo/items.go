@@ -525,12 +525,6 @@ type teamStateItem struct {
 	Version     int64  `dynamodbav:"version"`
 }
 
-// counterItem is one shard of a team's or a workspace's month usage.
-type counterItem struct {
-	keys
-	Total float64 `dynamodbav:"total"`
-}
-
 // eventItem marks an ingest event as applied, for the dedup window.
 type eventItem struct {
 	keys

@@ -34,13 +34,15 @@
 //	item                PK                           SK                        GSI2PK                  GSI2SK
 //	agent credit state  WS#<ws>#AGENTDATA#<agentId>  STATE                     RESUME#DAY#<shard>      <day>#<ws>#<agentId>     (only while stopped by its daily limit)
 //	                                                                           RESUME#MONTH#<shard>    <month>#<ws>#<agentId>   (only while stopped by its monthly limit)
-//	agent month usage   WS#<ws>#AGENTDATA#<agentId>  USAGE#<YYYY-MM>           (total; dDD spent on day DD; cDD counted toward day DD's limit, zeroed by a reset)
+//	agent month usage   WS#<ws>#AGENTDATA#<agentId>  USAGE#<YYYY-MM>           (total; dDD spent on day DD; cDD counted toward day DD's limit, zeroed by a reset; listed: its listing item exists;
+//	                                                                           written before release 3.0.0: the listing item's GSI keys on the item itself)
+//	month listing       WS#<ws>#AGENTDATA#<agentId>  LISTING#<YYYY-MM>         (agentId, teamId; written once, after the month's first usage committed)
 //	                    GSI1PK WS#<ws>#AGENTUSAGE#<YYYY-MM>                 GSI1SK AGENT#<agentId>   (the usage export's month listing)
 //	                    GSI2PK WS#<ws>#AGENTUSAGE#<YYYY-MM>#TEAM#<teamId>   GSI2SK AGENT#<agentId>   (its team's, only when the agent has a team)
 //	chat                WS#<ws>#AGENTDATA#<agentId>  CHAT#<chatId>             (creditsTotal here; the agent-data issue adds the rest)
 //	team credit state   WS#<ws>#TEAMDATA#<teamId>    STATE                     RESUME#TEAM#<shard>     <month>#<ws>#<teamId>    (only while paused)
-//	team month usage    WS#<ws>#TEAMDATA#<teamId>    USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
-//	workspace usage     WS#<ws>#USAGE                USAGE#<YYYY-MM>#<shard>   (total; one of usageShards items)
+//	usage shard         WS#<ws>#USAGE#<n>            USAGE#<YYYY-MM>#TEAM#<teamId>  (total: a team's month usage, one of usageShards items, n = 0..31)
+//	                    WS#<ws>#USAGE#<n>            USAGE#<YYYY-MM>#NOTEAM    (total: the month usage of agents without a team, likewise)
 //	applied event       WS#<ws>#EVENT#<eventId>      EVENT                     (ttl: the dedup window)
 //	threshold marker    WS#<ws>#AGENTDATA#<agentId>  THRESHOLD#<limit>#<period>#<pct>  (daily or monthly; ttl: past the period)
 //	                    WS#<ws>#TEAMDATA#<teamId>    THRESHOLD#team#<month>#<pct>
@@ -67,11 +69,21 @@
 //
 // Every counter is keyed by its UTC period, so a counter never mixes two
 // periods, whenever the scheduler runs. Usage is applied in one transaction
-// with the events' markers (attribute_not_exists), so an event counts once.
-// The team's and the workspace's month counters are split into usageShards
-// items, one picked per transaction, so concurrent transactions of one team
-// rarely meet on an item (real DynamoDB cancels those that do); readers sum
-// the shards with one BatchGetItem. Running states carry a version that every
+// with the events' markers (attribute_not_exists), so an event counts once;
+// a transaction holds one workspace's events only. An agent's latest
+// activity (on its state item, one conditional UpdateItem per agent and
+// batch, only forward) and its month listing item are written after the
+// transaction commits, never in it: a usage transaction touches no index
+// and no item a request's decision reads.
+// A workspace's month usage is counted per usage group (each team, and the
+// agents without a team) in usageShards partitions of the workspace's own
+// (usageshards.go): a transaction writes one shard, picked at random per
+// attempt and moved when a cancellation names it, so concurrent transactions
+// of one workspace rarely meet on an item (real DynamoDB cancels those that
+// do) and no partition takes more than its share. There is no workspace
+// counter: a team's total is its usageShards items (one BatchGetItem), the
+// workspace's the sum of one Query per shard partition. A transaction never
+// spans two workspaces. Running states carry a version that every
 // change increments under a condition on the version read, so a decision made
 // on stale figures fails and is taken again on fresh ones.
 //
@@ -285,7 +297,6 @@ const (
 	skEvent     = "EVENT"
 	prefixUsage = "USAGE#"
 	prefixChat  = "CHAT#"
-	usageShards = 8
 	// resumeShards spreads each kind of hold of the resume index over
 	// partitions (a wave of stops or resumes writes each at a fraction of
 	// its rate); the scheduler reads them all, so raising it needs no
@@ -299,7 +310,6 @@ const (
 
 func agentDataPK(ws, agent string) string { return wsPK(ws) + "#AGENTDATA#" + agent }
 func teamDataPK(ws, team string) string   { return wsPK(ws) + "#TEAMDATA#" + team }
-func workspaceUsagePK(ws string) string   { return wsPK(ws) + "#USAGE" }
 func eventPK(ws, id string) string        { return wsPK(ws) + "#EVENT#" + id }
 func usageSK(month string) string         { return prefixUsage + month }
 func chatSK(chat string) string           { return prefixChat + chat }
@@ -310,9 +320,6 @@ func chatSK(chat string) string           { return prefixChat + chat }
 func usageMonthGSI1PK(ws, month string) string { return wsPK(ws) + "#AGENTUSAGE#" + month }
 func teamUsageMonthGSI2PK(ws, month, team string) string {
 	return usageMonthGSI1PK(ws, month) + "#TEAM#" + team
-}
-func shardSK(month string, shard int) string {
-	return fmt.Sprintf("%s%s#%d", prefixUsage, month, shard)
 }
 
 // resumeGSI2 returns the resume-index keys of an entity held back until the

@@ -54,7 +54,6 @@ func (s *Store) CreditsReportPage(ctx context.Context, ws, month string, now tim
 
 	current := month == workspace.MonthKey(now)
 	keys := []item{key(wsPK(ws), skMeta)}
-	teamIDs := make([]string, len(teams))
 	seenTeam := map[string]bool{}
 	addTeamState := func(team string) {
 		if team != "" && !seenTeam[team] {
@@ -62,8 +61,7 @@ func (s *Store) CreditsReportPage(ctx context.Context, ws, month string, now tim
 			keys = append(keys, key(teamDataPK(ws, team), skState))
 		}
 	}
-	for i, t := range teams {
-		teamIDs[i] = t.ID
+	for _, t := range teams {
 		addTeamState(t.ID)
 	}
 	for _, a := range agents {
@@ -74,12 +72,13 @@ func (s *Store) CreditsReportPage(ctx context.Context, ws, month string, now tim
 		addTeamState(a.TeamID)
 	}
 	var found map[[2]string]item
-	var totals usageTotals
+	var total float64
+	var teamUsed map[string]float64
 	err := readAll(ctx, func(ctx context.Context) (err error) {
 		found, err = s.batchGetEventually(ctx, keys)
 		return err
 	}, func(ctx context.Context) (err error) {
-		totals, err = s.monthTotals(ctx, ws, month, teamIDs)
+		total, teamUsed, err = s.monthTotals(ctx, ws, month)
 		return err
 	})
 	if err != nil {
@@ -94,14 +93,14 @@ func (s *Store) CreditsReportPage(ctx context.Context, ws, month string, now tim
 	if !wsFound {
 		return workspace.CreditsReport{}, workspace.ErrWorkspaceNotFound
 	}
-	rep := workspace.CreditsReport{Month: month, Total: totals.workspace, DefaultDailyLimit: w.DefaultDailyCreditLimit,
+	rep := workspace.CreditsReport{Month: month, Total: total, DefaultDailyLimit: w.DefaultDailyCreditLimit,
 		Teams: []workspace.TeamCredits{}, Agents: []workspace.AgentCredits{}}
 	for _, t := range teams {
 		state, err := st.teamState(ws, t.ID)
 		if err != nil {
 			return workspace.CreditsReport{}, err
 		}
-		rep.Teams = append(rep.Teams, workspace.TeamCredits{Team: t, Used: totals.teams[t.ID], Paused: state.Paused})
+		rep.Teams = append(rep.Teams, workspace.TeamCredits{Team: t, Used: teamUsed[t.ID], Paused: state.Paused})
 	}
 	for _, a := range agents {
 		sd, err := st.standing(a, false)
@@ -148,37 +147,4 @@ func (s *Store) CreditsReport(ctx context.Context, ws, month string, now time.Ti
 		}
 		pos = *page.Next
 	}
-}
-
-// usageTotals are a workspace's credit use in a month: its total and the
-// totals of the teams asked for, by id (0 for a team without usage).
-type usageTotals struct {
-	workspace float64
-	teams     map[string]float64
-}
-
-// monthTotals reads workspace ws's total use in month and that of teams
-// (the teams of a report's page): one eventually consistent BatchGetItem
-// per 100 keys of the workspace's usage shards and those of each team.
-// The report reads its totals here and only here.
-func (s *Store) monthTotals(ctx context.Context, ws, month string, teams []string) (usageTotals, error) {
-	keys := shardKeys(workspaceUsagePK(ws), month)
-	for _, t := range teams {
-		keys = append(keys, shardKeys(teamDataPK(ws, t), month)...)
-	}
-	found, err := s.batchGetEventually(ctx, keys)
-	if err != nil {
-		return usageTotals{}, err
-	}
-	st := &standings{items: found}
-	out := usageTotals{teams: make(map[string]float64, len(teams))}
-	if out.workspace, err = st.shardSum(workspaceUsagePK(ws), month); err != nil {
-		return usageTotals{}, err
-	}
-	for _, t := range teams {
-		if out.teams[t], err = st.shardSum(teamDataPK(ws, t), month); err != nil {
-			return usageTotals{}, err
-		}
-	}
-	return out, nil
 }

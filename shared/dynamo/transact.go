@@ -173,11 +173,24 @@ func mayTryAgain(ctx context.Context, n, max int) bool {
 // (workspace.ErrBusy). TransactionInProgressException is left to the SDK's
 // retryer, which already retries it.
 func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (failed []int, err error) {
+	return s.transactBuilt(ctx, func([]int) ([]types.TransactWriteItem, error) { return items, nil })
+}
+
+// transactBuilt is transact for a transaction whose items may change between
+// attempts: build makes each attempt's items, given the indexes of the items
+// the previous attempt's cancellation named TransactionConflict (none on the
+// first), so a write spread over shards moves to another shard.
+func (s *Store) transactBuilt(ctx context.Context, build func(conflicted []int) ([]types.TransactWriteItem, error)) (failed []int, err error) {
+	var conflicted []int
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			backoff(ctx, attempt)
 		}
-		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		items, err := build(conflicted)
+		if err != nil {
+			return nil, err
+		}
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if err == nil {
 			return nil, nil
 		}
@@ -186,11 +199,15 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) (
 			return nil, fmt.Errorf("transaction: %w", err)
 		}
 		conflict := false
+		conflicted = nil
 		for i, r := range cancelled.CancellationReasons {
 			switch aws.ToString(r.Code) {
 			case "ConditionalCheckFailed":
 				failed = append(failed, i)
-			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+			case "TransactionConflict":
+				conflict = true
+				conflicted = append(conflicted, i)
+			case "ThrottlingError", "ProvisionedThroughputExceeded":
 				conflict = true
 			}
 		}

@@ -15,19 +15,69 @@ import (
 )
 
 // The usage export reads the agents' month usage items, the counters usage
-// already keeps, through two month listings written with them (keys.go):
-// GSI1 lists the agents of a workspace that spent in a month, GSI2 those of
-// one team. Each listing names only agents that spent, so an export reads
-// O(months x agents that spent) items, never every agent of the workspace,
-// and a team-scoped key reads its team's agents only. Both indexes project
-// every attribute, so the listing carries the day figures and no item is read
-// twice.
+// already keeps, through two month listings (keys.go): GSI1 lists the agents
+// of a workspace that spent in a month, GSI2 those of one team. Each listing
+// names only agents that spent, so an export reads O(months x agents that
+// spent) items, never every agent of the workspace, and a team-scoped key
+// reads its team's agents only.
 //
-// The listing keys are SET by every usage write of the item (ApplyUsage), to
-// the same values each time, so they exist from the item's first usage on.
-// An index entry is one item per agent and month: DynamoDB spreads a busy
-// month's partition over its sort keys, unlike a single counter item, which
-// is why these need no shards.
+// An agent's entry in a month's listings is a listing item of its own
+// (WS#<ws>#AGENTDATA#<agentId> / LISTING#<YYYY-MM>), written once, after the
+// agent's first usage of the month committed (listUsageMonth), never in a
+// usage transaction: a usage write then touches no index, and the index
+// takes one write per agent and month. The usage item records that it is
+// listed (listed = true). Usage items written before release 3.0.0 carry the
+// listing keys themselves (and the index projects their day figures); the
+// export reads both kinds, and the day figures of a listing item's agent
+// from its usage item (one BatchGetItem per page).
+
+// Keys and attributes of the month listings.
+const (
+	prefixListing    = "LISTING#"
+	typeUsageListing = "usageListing"
+	attrListed       = "listed"
+)
+
+func listingSK(month string) string { return prefixListing + month }
+
+// usageListed reports whether the month usage item raw (nil: none, nothing
+// to list) is in the month listings: a listing item was written for it, or
+// it carries the listing keys itself (written before release 3.0.0).
+func usageListed(raw item) bool {
+	if raw == nil {
+		return true
+	}
+	_, listed := raw[attrListed]
+	_, indexed := raw[attrGSI1PK]
+	return listed || indexed
+}
+
+// listUsageMonth puts agent r in month's listings: its listing item and the
+// mark on its usage item, in one transaction (the usage item must exist), so
+// a failure leaves it unlisted and the next usage lists it.
+func (s *Store) listUsageMonth(ctx context.Context, r agentRef, month string) error {
+	it := map[string]any{attrPK: agentDataPK(r.ws, r.agent), attrSK: listingSK(month), attrEntity: typeUsageListing}
+	for _, a := range usageIndexAttrs(r, month) {
+		it[a[0]] = a[1]
+	}
+	raw, err := marshal(it)
+	if err != nil {
+		return err
+	}
+	mark, err := s.update(key(agentDataPK(r.ws, r.agent), usageSK(month)),
+		expression.Set(expression.Name(attrListed), expression.Value(true)), ptr(expression.AttributeExists(expression.Name(attrPK))))
+	if err != nil {
+		return err
+	}
+	failed, err := s.transact(ctx, []types.TransactWriteItem{s.put(raw, built{}), mark})
+	if err != nil {
+		return fmt.Errorf("list usage month: %w", err)
+	}
+	if len(failed) > 0 {
+		return errors.New("list usage month: the usage item is gone")
+	}
+	return nil
+}
 
 // usageIndexAttrs are the attributes that put an agent's month usage item in
 // the month listings: its agent and team, and the index keys.
@@ -54,11 +104,15 @@ func indexUsage(upd expression.UpdateBuilder, r agentRef, month string) expressi
 	return upd
 }
 
-// usageListing decodes one entry of a month listing.
-type usageListing struct{ workspace.AgentMonthSpend }
+// usageListing decodes one entry of a month listing: a listing item, or a
+// usage item written before release 3.0.0 (with its days).
+type usageListing struct {
+	workspace.AgentMonthSpend
+	listingItem bool
+}
 
-// UnmarshalDynamoDBAttributeValue reads the listing's projection of a month
-// usage item: its agent, its team and its days' spend.
+// UnmarshalDynamoDBAttributeValue reads the listing's projection: its agent,
+// its team and, of a usage item, its days' spend.
 func (u *usageListing) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
 	m, ok := av.(*types.AttributeValueMemberM)
 	if !ok {
@@ -76,6 +130,7 @@ func (u *usageListing) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) 
 		return s.Value
 	}
 	u.AgentMonthSpend = workspace.AgentMonthSpend{AgentID: str(attrAgentID), TeamID: str(attrTeamID), Spent: mu.Spent}
+	u.listingItem = str(attrEntity) == typeUsageListing
 	return nil
 }
 
@@ -83,15 +138,16 @@ func (u *usageListing) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) 
 // team's when team is not empty, in agent id order, after the agent id after
 // ("" from the first), up to limit of them; more tells whether others
 // follow. Each agent comes with its spend per day of the month and the team
-// it spent in. One Query per 1 MB page of the listing (about 1,300 agents);
-// the listing is an index, so it may lag a usage write by a moment.
+// it spent in. One Query per 1 MB page of the listing (about 1,300 agents),
+// then one BatchGetItem per 100 agents listed by a listing item (their usage
+// items); the listing is an index, so it may lag a usage write by a moment.
 func (s *Store) UsageMonthPage(ctx context.Context, ws, team, month, after string, limit int) (
 	usage []workspace.AgentMonthSpend, more bool, err error) {
 	pk, skAttr, pkAttr, index := usageMonthGSI1PK(ws, month), attrGSI1SK, attrGSI1PK, IndexGSI1
 	if team != "" {
 		pk, skAttr, pkAttr, index = teamUsageMonthGSI2PK(ws, month, team), attrGSI2SK, attrGSI2PK, IndexGSI2
 	}
-	proj := expression.NamesList(expression.Name(attrAgentID), expression.Name(attrTeamID))
+	proj := expression.NamesList(expression.Name(attrAgentID), expression.Name(attrTeamID), expression.Name(attrEntity))
 	for d := 1; d <= 31; d++ {
 		proj = proj.AddNames(expression.Name(spentAttr(d)))
 	}
@@ -105,7 +161,34 @@ func (s *Store) UsageMonthPage(ctx context.Context, ws, team, month, after strin
 		IndexName: aws.String(index), KeyConditionExpression: e.KeyCondition(), ProjectionExpression: e.Projection(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 	}
-	return queryPage(ctx, s, in, nil, limit, "usage listing", func(u usageListing) workspace.AgentMonthSpend { return u.AgentMonthSpend })
+	listed, more, err := queryPage(ctx, s, in, nil, limit, "usage listing", func(u usageListing) usageListing { return u })
+	if err != nil {
+		return nil, false, err
+	}
+	var keys []item
+	for _, u := range listed {
+		if u.listingItem {
+			keys = append(keys, key(agentDataPK(ws, u.AgentID), usageSK(month)))
+		}
+	}
+	found := map[[2]string]item{}
+	if len(keys) > 0 {
+		if found, err = s.batchGet(ctx, keys); err != nil {
+			return nil, false, err
+		}
+	}
+	usage = make([]workspace.AgentMonthSpend, len(listed))
+	for i, u := range listed {
+		if u.listingItem {
+			mu, err := loadMonthUsage(found[[2]string{agentDataPK(ws, u.AgentID), usageSK(month)}])
+			if err != nil {
+				return nil, false, err
+			}
+			u.Spent = mu.Spent
+		}
+		usage[i] = u.AgentMonthSpend
+	}
+	return usage, more, nil
 }
 
 // ExportNames returns the names of the agents agentIDs and the teams teamIDs
@@ -141,7 +224,8 @@ func (s *Store) ExportNames(ctx context.Context, ws string, agentIDs, teamIDs []
 }
 
 // UsageMonthItem encodes agent's month usage item as usage of spent (credits
-// by day of month) would have left it, listing keys included, for loading
+// by day of month) would have left it under release 2.0.0, listing keys on
+// the item (the export reads such items as they are), for loading
 // large workspaces in bulk (tableops.PutItems): tests and benchmarks of the
 // export, never a request path.
 func UsageMonthItem(ws string, agent workspace.Agent, month string, spent map[int]float64) (map[string]types.AttributeValue, error) {
@@ -201,7 +285,8 @@ func (s *Store) BackfillUsageListings(ctx context.Context, ws string) (workspace
 // indexAgentUsage sets the listing keys on r's month usage items that lack
 // them and returns how many it set.
 func (s *Store) indexAgentUsage(ctx context.Context, r agentRef) (int64, error) {
-	unlisted := expression.AttributeNotExists(expression.Name(attrGSI1PK))
+	// A usage item listed by a listing item (release 3.0.0) is listed too.
+	unlisted := expression.AttributeNotExists(expression.Name(attrGSI1PK)).And(expression.AttributeNotExists(expression.Name(attrListed)))
 	e, err := build(expression.NewBuilder().WithKeyCondition(prefixed(agentDataPK(r.ws, r.agent), prefixUsage)).
 		WithFilter(unlisted).WithProjection(expression.NamesList(expression.Name(attrSK))))
 	if err != nil {

@@ -40,6 +40,7 @@ type Backfills interface {
 	BackfillKeyReferences(ctx context.Context, ws string) (workspace.MigrationCounts, error)
 	BackfillUsageListings(ctx context.Context, ws string) (workspace.MigrationCounts, error)
 	RekeyTeamNameClaims(ctx context.Context, ws string) (workspace.MigrationCounts, error)
+	FoldUsageShards(ctx context.Context, ws string) (workspace.MigrationCounts, error)
 }
 
 // Step is one numbered migration.
@@ -60,6 +61,7 @@ var Steps = []Step{
 	{Number: 1, Name: "api-key-references", Since: "2.0.0", Apply: Backfills.BackfillKeyReferences},
 	{Number: 2, Name: "usage-listings", Since: "2.0.0", Apply: Backfills.BackfillUsageListings},
 	{Number: 3, Name: "team-name-claims", Since: "2.0.0", Apply: Backfills.RekeyTeamNameClaims},
+	{Number: 4, Name: "usage-shards", Since: "3.0.0", Apply: Backfills.FoldUsageShards},
 }
 
 // Workspace runs every step on workspace ws alone, now, without recording

@@ -22,7 +22,7 @@ import (
 )
 
 // Version is this release.
-const Version = "2.0.0"
+const Version = "3.0.0"
 
 // Resource is GET /workspaceapi/version's answer.
 type Resource struct {

@@ -82,11 +82,11 @@ func TestWhoMayCreateRenameAndChangeTheMembersOfATeam(t *testing.T) {
 
 		// Renaming.
 		{"an admin renames a team", "PATCH", "/workspaceapi/teams/team_support", rolesAdmin, `{"name": "Support Desk"}`, 200,
-			[]string{"BatchGetItem", "TransactWriteItems", "TransactGetItems", "Query", "Query"}},
+			[]string{"BatchGetItem", "TransactWriteItems", "TransactGetItems", "BatchGetItem", "Query", "Query"}},
 		{"an admin renames an unknown team", "PATCH", "/workspaceapi/teams/team_nope", rolesAdmin, `{"name": "Z"}`, 404, nil},
 		{"an admin renames another workspace's team", "PATCH", "/workspaceapi/teams/team_q", rolesAdmin, `{"name": "Z"}`, 404, nil},
 		{"the team's admin renames it", "PATCH", "/workspaceapi/teams/team_growth", rolesCreator, `{"name": "Growth Team"}`, 200,
-			[]string{"GetItem", "BatchGetItem", "TransactWriteItems", "TransactGetItems", "Query", "Query"}},
+			[]string{"GetItem", "BatchGetItem", "TransactWriteItems", "TransactGetItems", "BatchGetItem", "Query", "Query"}},
 		{"the team's admin renames it with a team-scoped key", "PATCH", "/workspaceapi/teams/team_growth", rolesCreatorTeam, `{"name": "Growth"}`, 200, nil},
 		{"the team's admin renames it to a taken name", "PATCH", "/workspaceapi/teams/team_growth", rolesCreator, `{"name": "design"}`, 409, nil},
 		{"the team's admin sends an invalid name: 400 first", "PATCH", "/workspaceapi/teams/team_growth", rolesCreator, `{"name": ""}`, 400, []string{}},
@@ -136,8 +136,11 @@ func TestWhoMayCreateRenameAndChangeTheMembersOfATeam(t *testing.T) {
 				t.Fatalf("status %d (%s), want %d", res.Status, res.Body, tc.want)
 			}
 			if tc.wantTrips != nil {
-				if ops := env.FunctionTrips.Ops(); !slices.Equal(ops, tc.wantTrips) {
-					t.Errorf("round trips %v, want %v", ops, tc.wantTrips)
+				// Calls sent at once (a team's snapshot and its usage
+				// shards) land in either order: compare the calls made.
+				ops, want := slices.Sorted(slices.Values(env.FunctionTrips.Ops())), slices.Sorted(slices.Values(tc.wantTrips))
+				if !slices.Equal(ops, want) {
+					t.Errorf("round trips %v, want %v", env.FunctionTrips.Ops(), tc.wantTrips)
 				}
 			}
 		})

@@ -1,6 +1,9 @@
 package workspace
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // This file holds the pure rules of applying a batch of credits.used events:
 // how the batch splits into transactions, and what each transaction adds.
@@ -15,14 +18,17 @@ type AgentMonthUsage struct {
 	Days                                map[int]float64
 }
 
-// AgentActivity is an agent's latest usage in a batch.
+// AgentActivity is an agent's latest usage in a batch (written after the
+// batch's transactions, never in them).
 type AgentActivity struct {
 	WorkspaceID, AgentID, TeamID string
 	At                           time.Time
 }
 
-// CounterUsage is what a batch adds to one counter: a team's month (TeamID
-// set), a workspace's month, or a chat's total (ChatID set, with AgentID).
+// CounterUsage is what a batch adds to one counter: a usage group's month
+// (a team's, TeamID set, or the group of agents without a team), or a
+// chat's total (ChatID set, with AgentID). A workspace's month is the sum of
+// its groups'.
 type CounterUsage struct {
 	WorkspaceID, TeamID, AgentID, ChatID, Month string
 	Credits                                     float64
@@ -33,12 +39,13 @@ type CounterUsage struct {
 type UsageTotals struct {
 	AgentMonths []AgentMonthUsage
 	Activity    []AgentActivity
-	Counters    []CounterUsage // teams' and workspaces' months
+	Counters    []CounterUsage // the usage groups' months
 	Chats       []CounterUsage
 }
 
 // SumUsage sums the events of a batch; teamOf names the team an event's
-// agent belongs to ("" for none), whose month its credits also add to.
+// agent belongs to ("" for none): the usage group whose month its credits
+// also add to.
 func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 	var out UsageTotals
 	months, activity, counters, chats := map[[3]string]int{}, map[[2]string]int{}, map[CounterUsage]int{}, map[CounterUsage]int{}
@@ -68,10 +75,7 @@ func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 		if e.OccurredAt.After(out.Activity[a].At) {
 			out.Activity[a].At = e.OccurredAt
 		}
-		if team != "" {
-			addCounter(&out.Counters, counters, CounterUsage{WorkspaceID: e.WorkspaceID, TeamID: team, Month: month}, e.Credits)
-		}
-		addCounter(&out.Counters, counters, CounterUsage{WorkspaceID: e.WorkspaceID, Month: month}, e.Credits)
+		addCounter(&out.Counters, counters, CounterUsage{WorkspaceID: e.WorkspaceID, TeamID: team, Month: month}, e.Credits)
 		if e.ChatID != "" {
 			addCounter(&out.Chats, chats, CounterUsage{WorkspaceID: e.WorkspaceID, AgentID: e.AgentID, ChatID: e.ChatID}, e.Credits)
 		}
@@ -92,10 +96,13 @@ func SumUsage(events []Usage, teamOf func(Usage) string) UsageTotals {
 
 // PackUsage splits the events at pending into chunks each of which writes at
 // most maxWrites figures, counting each chunk's distinct figures exactly: per
-// event its marker, and the figures it adds to (its agent's month and latest
-// activity, its workspace's month, its team's month, its chat). Events are
-// taken agent by agent, in the order agents first appear, so an agent's
-// events share one write unless they alone overflow a chunk.
+// event its marker, and the figures it adds to (its agent's month, its
+// usage group's month: its team's or the no-team group's, its chat). The
+// agents' latest activity is written after the chunks, outside them. A chunk
+// holds one workspace's events only, so no transaction (nor its retries)
+// spans two tenants. Events are taken workspace by workspace and, within
+// one, agent by agent, in the order they first appear, so an agent's events
+// share one write unless they alone overflow a chunk.
 func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrites int) [][]int {
 	var order [][2]string
 	byAgent := map[[2]string][]int{}
@@ -106,6 +113,15 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 		}
 		byAgent[r] = append(byAgent[r], i)
 	}
+	// A stable sort by first appearance of the workspace keeps the agents'
+	// order within each.
+	wsRank := map[string]int{}
+	for _, r := range order {
+		if _, ok := wsRank[r[0]]; !ok {
+			wsRank[r[0]] = len(wsRank)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b [2]string) int { return wsRank[a[0]] - wsRank[b[0]] })
 	var chunks [][]int
 	var cur []int
 	seen := map[[4]string]bool{}
@@ -115,10 +131,7 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 			team, month := teamOf(e), MonthKey(e.OccurredAt)
 			need := [][4]string{
 				{"event", e.WorkspaceID, e.EventID}, {"agentMonth", e.WorkspaceID, e.AgentID, month},
-				{"activity", e.WorkspaceID, e.AgentID}, {"workspaceMonth", e.WorkspaceID, month},
-			}
-			if team != "" {
-				need = append(need, [4]string{"teamMonth", e.WorkspaceID, team, month})
+				{"groupMonth", e.WorkspaceID, team, month},
 			}
 			if e.ChatID != "" {
 				need = append(need, [4]string{"chat", e.WorkspaceID, e.AgentID, e.ChatID})
@@ -129,7 +142,7 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 					fresh++
 				}
 			}
-			if len(seen)+fresh > maxWrites {
+			if len(cur) > 0 && (len(seen)+fresh > maxWrites || events[cur[0]].WorkspaceID != e.WorkspaceID) {
 				chunks = append(chunks, cur)
 				cur, seen = nil, map[[4]string]bool{}
 			}
@@ -143,4 +156,21 @@ func PackUsage(events []Usage, pending []int, teamOf func(Usage) string, maxWrit
 		chunks = append(chunks, cur)
 	}
 	return chunks
+}
+
+// ByWorkspace groups the indexes of events by workspace, workspaces in the
+// order they first appear and each group's indexes in order: the units a
+// batch is applied in, each on its own.
+func ByWorkspace(events []Usage) [][]int {
+	at := map[string]int{}
+	var out [][]int
+	for i, e := range events {
+		g, ok := at[e.WorkspaceID]
+		if !ok {
+			g, at[e.WorkspaceID] = len(out), len(out)
+			out = append(out, nil)
+		}
+		out[g] = append(out[g], i)
+	}
+	return out
 }

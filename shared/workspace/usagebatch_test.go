@@ -26,14 +26,16 @@ func TestPackUsageKeepsEachChunkWithinItsWrites(t *testing.T) {
 		want   [][]int
 	}{
 		{"none", nil, noTeam, 100, nil},
-		// One event: marker, agent month, activity, workspace month = 4.
-		{"one event fits", []Usage{ev("e1", "a1", "")}, noTeam, 4, [][]int{{0}}},
+		// One event: marker, agent month, its group's month = 3.
+		{"one event fits", []Usage{ev("e1", "a1", "")}, noTeam, 3, [][]int{{0}}},
 		// A second event of the same agent adds only its marker.
-		{"an agent's events share its figures", []Usage{ev("e1", "a1", ""), ev("e2", "a1", "")}, noTeam, 5, [][]int{{0, 1}}},
-		{"a team and a chat count too", []Usage{ev("e1", "a1", "c1"), ev("e2", "a1", "c1")}, team, 6, [][]int{{0}, {1}}},
-		{"events taken agent by agent", []Usage{ev("e1", "a1", ""), ev("e2", "a2", ""), ev("e3", "a1", "")}, noTeam, 5,
+		{"an agent's events share its figures", []Usage{ev("e1", "a1", ""), ev("e2", "a1", "")}, noTeam, 4, [][]int{{0, 1}}},
+		{"a chat counts too", []Usage{ev("e1", "a1", "c1"), ev("e2", "a1", "c1")}, team, 4, [][]int{{0}, {1}}},
+		{"events taken agent by agent", []Usage{ev("e1", "a1", ""), ev("e2", "a2", ""), ev("e3", "a1", "")}, noTeam, 4,
 			[][]int{{0, 2}, {1}}},
-		{"a long run splits: 27 markers and 3 figures", many, noTeam, 30, [][]int{seq(0, 27), seq(27, 40)}},
+		{"a chunk holds one workspace's events", []Usage{ev("e1", "a1", ""), {EventID: "x1", WorkspaceID: "other", AgentID: "b1", Credits: 1, OccurredAt: at},
+			ev("e2", "a2", "")}, noTeam, 100, [][]int{{0, 2}, {1}}},
+		{"a long run splits: 28 markers and 2 figures", many, noTeam, 30, [][]int{seq(0, 28), seq(28, 40)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +81,7 @@ func TestSumUsageAddsEachFigureOnceInFirstSeenOrder(t *testing.T) {
 		},
 		Counters: []CounterUsage{
 			{WorkspaceID: "ws", TeamID: "t1", Month: "2026-11", Credits: 1.8},
-			{WorkspaceID: "ws", Month: "2026-11", Credits: 3.8},
+			{WorkspaceID: "ws", Month: "2026-11", Credits: 2},
 		},
 		Chats: []CounterUsage{{WorkspaceID: "ws", AgentID: "a1", ChatID: "c1", Credits: 0.8}},
 	}

@@ -31,3 +31,12 @@ func WriteDeadline(ctx context.Context) (deadline time.Time, ok bool) {
 	deadline, ok = ctx.Value(writeDeadlineKey{}).(time.Time)
 	return deadline, ok
 }
+
+// UsageWorkspaceBudget is how long the usage of one workspace in an ingest
+// batch may keep retrying (transactions cancelled by concurrent ones,
+// throttling, decisions that lost a race) before its events fail and go
+// back to the queue. Each workspace of a batch has its own, so one tenant's
+// contention never spends another's time. A batch holds at most 25 events,
+// applied batchConcurrency (8) workspaces at a time: at most four budgets
+// one after another, within the function's 30 s timeout.
+const UsageWorkspaceBudget = 5 * time.Second

@@ -27,6 +27,8 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/scheduler"
 	"github.com/agentplatform/workspaceapi/shared/tags"
 	"github.com/agentplatform/workspaceapi/shared/teams"
+	"github.com/agentplatform/workspaceapi/shared/webhookdelivery"
+	"github.com/agentplatform/workspaceapi/shared/webhooks"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -47,8 +49,11 @@ type Deps struct {
 	// Events is the EventBridge bus the events function publishes to; nil
 	// gives the stack a limitevents.Recorder of its own.
 	Events limitevents.Bus
-	Clock  workspace.Clock
-	IDs    workspace.IDGenerator
+	// WebhookQueue is the webhook delivery queue; nil gives the stack a
+	// webhookdelivery.MemoryQueue of its own, which keeps what is sent.
+	WebhookQueue webhookdelivery.Queue
+	Clock        workspace.Clock
+	IDs          workspace.IDGenerator
 	// Config is the functions' configuration, as their environment gives it
 	// in Lambda; the table, endpoint and mail sender are the stack's own.
 	Config config.Config
@@ -101,6 +106,10 @@ func Functions(d Deps) map[string]localgw.Factory {
 	if bus == nil {
 		bus = &limitevents.Recorder{}
 	}
+	queue := d.WebhookQueue
+	if queue == nil {
+		queue = &webhookdelivery.MemoryQueue{}
+	}
 	wire := func(id string, build func(platform.Env) any) localgw.Factory {
 		return func() lambda.Handler { return lambda.NewHandler(build(d.env(id))) }
 	}
@@ -121,6 +130,7 @@ func Functions(d Deps) map[string]localgw.Factory {
 		"ChatsFunction":      wire("ChatsFunction", func(e platform.Env) any { return agentdata.WireChats(e) }),
 		"KeysFunction":       wire("KeysFunction", func(e platform.Env) any { return keys.Wire(e) }),
 		"MigrateFunction":    wire("MigrateFunction", func(e platform.Env) any { return migrate.Wire(e) }),
+		"WebhooksFunction":   wire("WebhooksFunction", func(e platform.Env) any { return webhooks.Wire(e, queue) }),
 	}
 }
 

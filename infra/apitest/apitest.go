@@ -107,6 +107,9 @@ type Options struct {
 	// WebhookQueue, when set, replaces Env.WebhookQueue as the webhook
 	// delivery queue.
 	WebhookQueue webhookdelivery.Queue
+	// WebhookQueueFor, when set, gives each function its own delivery
+	// queue (stack.Deps.WebhookQueueFor).
+	WebhookQueueFor func(functionID string) webhookdelivery.Queue
 	// Streams feeds the functions of the template's DynamoDB events from
 	// the table's stream, as `make run` does, so limit events reach
 	// Env.Events (GET /_local/events) without invoking the events function.
@@ -245,7 +248,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	}
 	deps := stack.Deps{
 		Store: store, AuthorizerStore: authStore, Mailer: mailer, Events: eventBus, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock}, WebhookQueue: queue,
+		IDs: workspace.SortableIDs{Clock: clock}, WebhookQueue: queue, WebhookQueueFor: o.WebhookQueueFor,
 	}
 	if o.FunctionOptions != nil {
 		deps.StoreFor = functionStores(t, endpoint, table, funcTrips, authTrips, clientOpts, o.FunctionOptions)

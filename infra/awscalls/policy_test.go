@@ -32,6 +32,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/mail"
 	"github.com/agentplatform/workspaceapi/shared/webhookdelivery"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }
@@ -119,14 +120,16 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
 	}, rec.EventBridge("EventsFunction"))
 	sqsSrv := fakeSQS(t)
-	hookQueue := webhookdelivery.SQSQueue{Client: sqs.New(sqs.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(sqsSrv.URL),
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-	}, rec.SQS("WebhooksFunction")), URL: sqsSrv.URL + "/123456789012/WebhookDeliveryQueue"}
+	hookQueue := func(fn string) webhookdelivery.Queue {
+		return webhookdelivery.SQSQueue{Client: sqs.New(sqs.Options{
+			Region: "us-east-1", BaseEndpoint: aws.String(sqsSrv.URL),
+			Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+		}, rec.SQS(fn)), URL: sqsSrv.URL + "/123456789012/WebhookDeliveryQueue"}
+	}
 	env := apitest.New(t, apitest.DemoFixture(t), apitest.Options{
 		Mailer:          mail.SES{Client: sesClient, From: mailFrom},
 		Bus:             bus,
-		WebhookQueue:    hookQueue,
+		WebhookQueueFor: hookQueue,
 		FunctionOptions: func(fn string) []func(*dynamodb.Options) { return []func(*dynamodb.Options){rec.DynamoDB(fn)} },
 	})
 	do := func(method, path, key, body string, want ...int) *apitest.Response {
@@ -332,11 +335,29 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	}
 
 	// Limit events: the stream hands the events function an outbox item's
-	// insertion, which it publishes to the bus.
+	// insertion, which it publishes to the bus and fans out to the
+	// workspace's webhooks (one subscribes to Agent Stopped).
+	var kept struct{ ID string }
+	do("POST", "/workspaceapi/webhooks", adminKey, `{"url": "https://93.184.215.14/kept", "eventTypes": ["Agent Stopped"]}`, 201).JSON(t, &kept)
 	if got := awscalls.Invoke(t, env.URL, "EventsFunction", map[string]any{"Records": []any{
 		awsevents.OutboxInsert("1", "ws_acme", "evt_session"),
 	}}); string(got) != `{"batchItemFailures":[]}` {
 		t.Fatalf("events function: %s", got)
+	}
+
+	// Webhook deliveries: one not yet due goes back on the queue; the last
+	// retry of one whose receiver cannot be reached logs the attempt and
+	// disables the subscription.
+	later := env.Clock.Now().Add(time.Hour).Format(time.RFC3339Nano)
+	for i, m := range []map[string]any{
+		{"workspaceId": "ws_acme", "webhookId": kept.ID, "eventId": "evt_session", "eventType": "Agent Stopped", "timestamp": later, "data": map[string]any{}, "notBefore": later},
+		{"workspaceId": "ws_acme", "webhookId": kept.ID, "eventId": "evt_session", "eventType": "Agent Stopped", "timestamp": later, "data": map[string]any{}, "attempt": len(workspace.RetryDelays)},
+	} {
+		if got := awscalls.Invoke(t, env.URL, "WebhookDeliveryFunction", map[string]any{"Records": []any{
+			awsevents.SQSMessage(fmt.Sprintf("hook-%d", i), m),
+		}}); string(got) != `{"batchItemFailures":[]}` {
+			t.Fatalf("delivery function: %s", got)
+		}
 	}
 
 	// Migrations: a key, an agent's usage and a team's name claim as

@@ -50,10 +50,15 @@ type Deps struct {
 	// gives the stack a limitevents.Recorder of its own.
 	Events limitevents.Bus
 	// WebhookQueue is the webhook delivery queue; nil gives the stack a
-	// webhookdelivery.MemoryQueue of its own, which keeps what is sent.
+	// LocalQueue of its own, which runs WebhookDeliveryFunction's code on
+	// each message once its delay has passed (make run).
 	WebhookQueue webhookdelivery.Queue
-	Clock        workspace.Clock
-	IDs          workspace.IDGenerator
+	// WebhookQueueFor, when set, gives each function (by logical id) a
+	// delivery queue of its own, so tests can record each one's calls; it
+	// takes precedence over WebhookQueue.
+	WebhookQueueFor func(functionID string) webhookdelivery.Queue
+	Clock           workspace.Clock
+	IDs             workspace.IDGenerator
 	// Config is the functions' configuration, as their environment gives it
 	// in Lambda; the table, endpoint and mail sender are the stack's own.
 	Config config.Config
@@ -108,7 +113,15 @@ func Functions(d Deps) map[string]localgw.Factory {
 	}
 	queue := d.WebhookQueue
 	if queue == nil {
-		queue = &webhookdelivery.MemoryQueue{}
+		local := &LocalQueue{}
+		local.Deliver = webhookdelivery.NewDeliverer(d.env("WebhookDeliveryFunction"), local).Deliver
+		queue = local
+	}
+	queueOf := func(fn string) webhookdelivery.Queue {
+		if d.WebhookQueueFor != nil {
+			return d.WebhookQueueFor(fn)
+		}
+		return queue
 	}
 	wire := func(id string, build func(platform.Env) any) localgw.Factory {
 		return func() lambda.Handler { return lambda.NewHandler(build(d.env(id))) }
@@ -116,7 +129,7 @@ func Functions(d Deps) map[string]localgw.Factory {
 	return map[string]localgw.Factory{
 		"AuthorizerFunction": wire("AuthorizerFunction", func(e platform.Env) any { return authorizer.Wire(e) }),
 		"RetentionFunction":  wire("RetentionFunction", func(e platform.Env) any { return retention.Wire(e) }),
-		"EventsFunction":     wire("EventsFunction", func(e platform.Env) any { return limitevents.Wire(e, bus) }),
+		"EventsFunction":     wire("EventsFunction", func(e platform.Env) any { return limitevents.Wire(e, bus, queueOf("EventsFunction")) }),
 		"IngestFunction":     wire("IngestFunction", func(e platform.Env) any { return ingest.Wire(e) }),
 		"SchedulerFunction":  wire("SchedulerFunction", func(e platform.Env) any { return scheduler.Wire(e) }),
 		"InvitesFunction":    wire("InvitesFunction", func(e platform.Env) any { return invites.Wire(e, d.Mailer) }),
@@ -130,7 +143,10 @@ func Functions(d Deps) map[string]localgw.Factory {
 		"ChatsFunction":      wire("ChatsFunction", func(e platform.Env) any { return agentdata.WireChats(e) }),
 		"KeysFunction":       wire("KeysFunction", func(e platform.Env) any { return keys.Wire(e) }),
 		"MigrateFunction":    wire("MigrateFunction", func(e platform.Env) any { return migrate.Wire(e) }),
-		"WebhooksFunction":   wire("WebhooksFunction", func(e platform.Env) any { return webhooks.Wire(e, queue) }),
+		"WebhooksFunction":   wire("WebhooksFunction", func(e platform.Env) any { return webhooks.Wire(e, queueOf("WebhooksFunction")) }),
+		"WebhookDeliveryFunction": wire("WebhookDeliveryFunction", func(e platform.Env) any {
+			return webhookdelivery.Wire(e, queueOf("WebhookDeliveryFunction"))
+		}),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/platform"
+	"github.com/agentplatform/workspaceapi/shared/webhookdelivery"
 )
 
 func main() {
@@ -23,6 +24,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	lambda.Start(limitevents.Wire(env, limitevents.FromConfig(env.AWS, env.Config.EventBusName)))
+	lambda.Start(limitevents.Wire(env, limitevents.FromConfig(env.AWS, env.Config.EventBusName),
+		webhookdelivery.QueueFromConfig(env.AWS, env.Config.WebhookQueueURL)))
 	return nil
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/invites"
 	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/mail"
+	"github.com/agentplatform/workspaceapi/shared/webhookdelivery"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -72,9 +73,12 @@ type Env struct {
 	Mail                           *mail.Recorder
 	// Events is the local EventBridge bus the events function publishes
 	// to; with Options.Streams the table's stream feeds that function.
-	Events    *limitevents.Recorder
-	Clock     *Clock
-	validator *apispec.Validator
+	Events *limitevents.Recorder
+	// WebhookQueue keeps the webhook deliveries the functions queue
+	// (unless Options.WebhookQueue replaced it).
+	WebhookQueue *webhookdelivery.MemoryQueue
+	Clock        *Clock
+	validator    *apispec.Validator
 }
 
 // Options tunes New.
@@ -103,6 +107,12 @@ type Options struct {
 	// Bus, when set, replaces the recorder as the events function's
 	// EventBridge bus (Env.Events then records nothing).
 	Bus limitevents.Bus
+	// WebhookQueue, when set, replaces Env.WebhookQueue as the webhook
+	// delivery queue.
+	WebhookQueue webhookdelivery.Queue
+	// WebhookQueueFor, when set, gives each function its own delivery
+	// queue (stack.Deps.WebhookQueueFor).
+	WebhookQueueFor func(functionID string) webhookdelivery.Queue
 	// Streams feeds the functions of the template's DynamoDB events from
 	// the table's stream, as `make run` does, so limit events reach
 	// Env.Events (GET /_local/events) without invoking the events function.
@@ -234,9 +244,14 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	if o.Bus != nil {
 		eventBus = o.Bus
 	}
+	hookQueue := &webhookdelivery.MemoryQueue{}
+	var queue webhookdelivery.Queue = hookQueue
+	if o.WebhookQueue != nil {
+		queue = o.WebhookQueue
+	}
 	deps := stack.Deps{
 		Store: store, AuthorizerStore: authStore, Mailer: mailer, Events: eventBus, Clock: clock,
-		IDs: workspace.SortableIDs{Clock: clock},
+		IDs: workspace.SortableIDs{Clock: clock}, WebhookQueue: queue, WebhookQueueFor: o.WebhookQueueFor,
 	}
 	if o.FunctionOptions != nil {
 		deps.StoreFor = functionStores(t, endpoint, table, funcTrips, authTrips, clientOpts, o.FunctionOptions)
@@ -269,7 +284,7 @@ func New(t testing.TB, fixtureJSON string, opts ...Options) *Env {
 	funcTrips.Reset()
 	return &Env{
 		URL: srv.URL, Store: store, FunctionTrips: funcTrips, AuthorizerTrips: authTrips,
-		Mail: recorder, Events: bus, Clock: clock, validator: validator,
+		Mail: recorder, Events: bus, WebhookQueue: hookQueue, Clock: clock, validator: validator,
 	}
 }
 

@@ -7,6 +7,7 @@ package awscalls
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 )
 
@@ -121,6 +123,21 @@ func (r *Recorder) EventBridge(function string) func(*eventbridge.Options) {
 				out = append(out, Call{Function: function, Operation: op, Action: "events:PutEvents", Resource: "event-bus/" + bus})
 			}
 			return out
+		}))
+	}
+}
+
+// SQS returns a client option recording function's SQS calls:
+// SendMessage is authorized on the queue its URL names (its last path
+// segment, the queue's logical id in the tests).
+func (r *Recorder) SQS(function string) func(*sqs.Options) {
+	return func(o *sqs.Options) {
+		o.APIOptions = append(o.APIOptions, r.initialize("RecordSQSCalls", func(op string, in any) []Call {
+			queue := "?"
+			if send, ok := in.(*sqs.SendMessageInput); ok && send.QueueUrl != nil {
+				queue = path.Base(*send.QueueUrl)
+			}
+			return []Call{{Function: function, Operation: op, Action: "sqs:" + op, Resource: "queue/" + queue}}
 		}))
 	}
 }

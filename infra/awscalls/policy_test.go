@@ -2,6 +2,8 @@ package awscalls_test
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/agentplatform/workspaceapi/infra/apitest"
 	"github.com/agentplatform/workspaceapi/infra/awscalls"
@@ -28,6 +31,8 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/tableops"
 	"github.com/agentplatform/workspaceapi/shared/httpapi"
 	"github.com/agentplatform/workspaceapi/shared/mail"
+	"github.com/agentplatform/workspaceapi/shared/webhookdelivery"
+	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamolocal.RunTests(m)) }
@@ -78,6 +83,23 @@ func fakeEventBridge(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// fakeSQS answers SQS's SendMessage (JSON 1.0) as the service does, so the
+// webhooks function's real SQS client (and its recorded calls) is exercised.
+func fakeSQS(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ MessageBody string }
+		if r.Header.Get("X-Amz-Target") != "AmazonSQS.SendMessage" || json.NewDecoder(r.Body).Decode(&in) != nil {
+			http.Error(w, `{"message":"unknown operation"}`, http.StatusBadRequest)
+			return
+		}
+		sum := md5.Sum([]byte(in.MessageBody))
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		_ = json.NewEncoder(w).Encode(map[string]any{"MessageId": "fake-1", "MD5OfMessageBody": hex.EncodeToString(sum[:])})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // recordSession drives one session through every function of the stack,
 // each with its own recorded DynamoDB client, and returns what they called.
 // It walks the paths that reach storage differently: lists and their pages,
@@ -97,9 +119,17 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		Region: "us-east-1", BaseEndpoint: aws.String(bridge.URL),
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
 	}, rec.EventBridge("EventsFunction"))
+	sqsSrv := fakeSQS(t)
+	hookQueue := func(fn string) webhookdelivery.Queue {
+		return webhookdelivery.SQSQueue{Client: sqs.New(sqs.Options{
+			Region: "us-east-1", BaseEndpoint: aws.String(sqsSrv.URL),
+			Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+		}, rec.SQS(fn)), URL: sqsSrv.URL + "/123456789012/WebhookDeliveryQueue"}
+	}
 	env := apitest.New(t, apitest.DemoFixture(t), apitest.Options{
 		Mailer:          mail.SES{Client: sesClient, From: mailFrom},
 		Bus:             bus,
+		WebhookQueueFor: hookQueue,
 		FunctionOptions: func(fn string) []func(*dynamodb.Options) { return []func(*dynamodb.Options){rec.DynamoDB(fn)} },
 	})
 	do := func(method, path, key, body string, want ...int) *apitest.Response {
@@ -198,6 +228,18 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	do("PATCH", "/workspaceapi/keys/"+key.ID, adminKey, `{"name": "Session 2", "disabled": false}`, 200)
 	do("DELETE", "/workspaceapi/keys/"+key.ID, adminKey, "", 204)
 
+	// Webhooks: create, list, get, change, rotate, test, a deliveries
+	// page, delete.
+	var hook struct{ ID string }
+	do("POST", "/workspaceapi/webhooks", adminKey, `{"url": "https://93.184.215.14/hook", "eventTypes": ["Agent Stopped"]}`, 201).JSON(t, &hook)
+	do("GET", "/workspaceapi/webhooks", adminKey, "", 200)
+	do("GET", "/workspaceapi/webhooks/"+hook.ID, adminKey, "", 200)
+	do("PATCH", "/workspaceapi/webhooks/"+hook.ID, adminKey, `{"thresholds": [50]}`, 200)
+	do("POST", "/workspaceapi/webhooks/"+hook.ID+"/rotate-secret", adminKey, "", 200)
+	do("POST", "/workspaceapi/webhooks/"+hook.ID+"/test", adminKey, "", 202)
+	do("GET", "/workspaceapi/webhooks/"+hook.ID+"/deliveries?limit=1", adminKey, "", 200)
+	do("DELETE", "/workspaceapi/webhooks/"+hook.ID, adminKey, "", 204)
+
 	// Members, whole, paged and team-scoped.
 	do("GET", "/workspaceapi/members", adminKey, "", 200)
 	do("GET", "/workspaceapi/members?limit=3", adminKey, "", 200)
@@ -221,6 +263,7 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 		{"PATCH", "/workspaceapi/teams/team_platform", `{"name": "Platform Team"}`},
 		{"POST", "/workspaceapi/agents/tags", `{"ids": ["agt_onboarding"], "tags": ["idem"]}`},
 		{"POST", "/workspaceapi/keys", `{"name": "Idempotent", "scopes": ["read"]}`},
+		{"POST", "/workspaceapi/webhooks", `{"url": "https://93.184.215.14/idem", "eventTypes": ["Agent Resumed"]}`},
 	} {
 		headers := map[string]string{"Authorization": "Bearer " + adminKey, httpapi.IdempotencyKeyHeader: "session-" + w.path}
 		first := env.DoRaw(t, w.method, w.path, headers, w.body)
@@ -292,11 +335,29 @@ func recordSession(t *testing.T) (calls []awscalls.Call, table string) {
 	}
 
 	// Limit events: the stream hands the events function an outbox item's
-	// insertion, which it publishes to the bus.
+	// insertion, which it publishes to the bus and fans out to the
+	// workspace's webhooks (one subscribes to Agent Stopped).
+	var kept struct{ ID string }
+	do("POST", "/workspaceapi/webhooks", adminKey, `{"url": "https://93.184.215.14/kept", "eventTypes": ["Agent Stopped"]}`, 201).JSON(t, &kept)
 	if got := awscalls.Invoke(t, env.URL, "EventsFunction", map[string]any{"Records": []any{
 		awsevents.OutboxInsert("1", "ws_acme", "evt_session"),
 	}}); string(got) != `{"batchItemFailures":[]}` {
 		t.Fatalf("events function: %s", got)
+	}
+
+	// Webhook deliveries: one not yet due goes back on the queue; the last
+	// retry of one whose receiver cannot be reached logs the attempt and
+	// disables the subscription.
+	later := env.Clock.Now().Add(time.Hour).Format(time.RFC3339Nano)
+	for i, m := range []map[string]any{
+		{"workspaceId": "ws_acme", "webhookId": kept.ID, "eventId": "evt_session", "eventType": "Agent Stopped", "timestamp": later, "data": map[string]any{}, "notBefore": later},
+		{"workspaceId": "ws_acme", "webhookId": kept.ID, "eventId": "evt_session", "eventType": "Agent Stopped", "timestamp": later, "data": map[string]any{}, "attempt": len(workspace.RetryDelays)},
+	} {
+		if got := awscalls.Invoke(t, env.URL, "WebhookDeliveryFunction", map[string]any{"Records": []any{
+			awsevents.SQSMessage(fmt.Sprintf("hook-%d", i), m),
+		}}); string(got) != `{"batchItemFailures":[]}` {
+			t.Fatalf("delivery function: %s", got)
+		}
 	}
 
 	// Migrations: a key, an agent's usage and a team's name claim as

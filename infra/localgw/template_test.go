@@ -13,7 +13,7 @@ import (
 
 func TestParseTemplateReadsRealTemplate(t *testing.T) {
 	tmpl := loadTemplate(t)
-	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuditFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "EventsFunction", "IngestFunction", "InvitesFunction", "KeysFunction", "MembersFunction", "MigrateFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction"}; !slices.Equal(got, want) {
+	if got, want := tmpl.FunctionIDs(), []string{"AgentDataFunction", "AgentsFunction", "AuditFunction", "AuthorizerFunction", "ChatsFunction", "CreditsFunction", "EventsFunction", "IngestFunction", "InvitesFunction", "KeysFunction", "MembersFunction", "MigrateFunction", "RetentionFunction", "SchedulerFunction", "TagsFunction", "TeamsFunction", "WebhookDeliveryFunction", "WebhooksFunction"}; !slices.Equal(got, want) {
 		t.Errorf("FunctionIDs: got %q, want %q", got, want)
 	}
 	var streams []string

@@ -27,6 +27,8 @@ import (
 	"github.com/agentplatform/workspaceapi/shared/scheduler"
 	"github.com/agentplatform/workspaceapi/shared/tags"
 	"github.com/agentplatform/workspaceapi/shared/teams"
+	"github.com/agentplatform/workspaceapi/shared/webhookdelivery"
+	"github.com/agentplatform/workspaceapi/shared/webhooks"
 	"github.com/agentplatform/workspaceapi/shared/workspace"
 )
 
@@ -47,8 +49,16 @@ type Deps struct {
 	// Events is the EventBridge bus the events function publishes to; nil
 	// gives the stack a limitevents.Recorder of its own.
 	Events limitevents.Bus
-	Clock  workspace.Clock
-	IDs    workspace.IDGenerator
+	// WebhookQueue is the webhook delivery queue; nil gives the stack a
+	// LocalQueue of its own, which runs WebhookDeliveryFunction's code on
+	// each message once its delay has passed (make run).
+	WebhookQueue webhookdelivery.Queue
+	// WebhookQueueFor, when set, gives each function (by logical id) a
+	// delivery queue of its own, so tests can record each one's calls; it
+	// takes precedence over WebhookQueue.
+	WebhookQueueFor func(functionID string) webhookdelivery.Queue
+	Clock           workspace.Clock
+	IDs             workspace.IDGenerator
 	// Config is the functions' configuration, as their environment gives it
 	// in Lambda; the table, endpoint and mail sender are the stack's own.
 	Config config.Config
@@ -101,13 +111,25 @@ func Functions(d Deps) map[string]localgw.Factory {
 	if bus == nil {
 		bus = &limitevents.Recorder{}
 	}
+	queue := d.WebhookQueue
+	if queue == nil {
+		local := &LocalQueue{}
+		local.Deliver = webhookdelivery.NewDeliverer(d.env("WebhookDeliveryFunction"), local).Deliver
+		queue = local
+	}
+	queueOf := func(fn string) webhookdelivery.Queue {
+		if d.WebhookQueueFor != nil {
+			return d.WebhookQueueFor(fn)
+		}
+		return queue
+	}
 	wire := func(id string, build func(platform.Env) any) localgw.Factory {
 		return func() lambda.Handler { return lambda.NewHandler(build(d.env(id))) }
 	}
 	return map[string]localgw.Factory{
 		"AuthorizerFunction": wire("AuthorizerFunction", func(e platform.Env) any { return authorizer.Wire(e) }),
 		"RetentionFunction":  wire("RetentionFunction", func(e platform.Env) any { return retention.Wire(e) }),
-		"EventsFunction":     wire("EventsFunction", func(e platform.Env) any { return limitevents.Wire(e, bus) }),
+		"EventsFunction":     wire("EventsFunction", func(e platform.Env) any { return limitevents.Wire(e, bus, queueOf("EventsFunction")) }),
 		"IngestFunction":     wire("IngestFunction", func(e platform.Env) any { return ingest.Wire(e) }),
 		"SchedulerFunction":  wire("SchedulerFunction", func(e platform.Env) any { return scheduler.Wire(e) }),
 		"InvitesFunction":    wire("InvitesFunction", func(e platform.Env) any { return invites.Wire(e, d.Mailer) }),
@@ -121,6 +143,10 @@ func Functions(d Deps) map[string]localgw.Factory {
 		"ChatsFunction":      wire("ChatsFunction", func(e platform.Env) any { return agentdata.WireChats(e) }),
 		"KeysFunction":       wire("KeysFunction", func(e platform.Env) any { return keys.Wire(e) }),
 		"MigrateFunction":    wire("MigrateFunction", func(e platform.Env) any { return migrate.Wire(e) }),
+		"WebhooksFunction":   wire("WebhooksFunction", func(e platform.Env) any { return webhooks.Wire(e, queueOf("WebhooksFunction")) }),
+		"WebhookDeliveryFunction": wire("WebhookDeliveryFunction", func(e platform.Env) any {
+			return webhookdelivery.Wire(e, queueOf("WebhookDeliveryFunction"))
+		}),
 	}
 }
 

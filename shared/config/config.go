@@ -35,6 +35,12 @@ type Config struct {
 	// EventBusName is the EventBridge bus the events function publishes
 	// limit events to (EVENT_BUS_NAME); empty records them instead.
 	EventBusName string
+	// WebhookQueueURL is the SQS queue of webhook deliveries
+	// (WEBHOOK_QUEUE_URL): the events function and the test route send to it.
+	WebhookQueueURL string
+	// WebhookLocal allows webhook URLs to loopback hosts over http
+	// (WEBHOOK_ALLOW_LOOPBACK=true; make run only, never in AWS).
+	WebhookLocal bool
 }
 
 // DefaultInviteAcceptURL is used when INVITE_ACCEPT_URL is not set.
@@ -50,6 +56,8 @@ func FromEnv() (Config, error) {
 		MailFrom:         os.Getenv("MAIL_FROM"),
 		InviteAcceptURL:  os.Getenv("INVITE_ACCEPT_URL"),
 		EventBusName:     os.Getenv("EVENT_BUS_NAME"),
+		WebhookQueueURL:  os.Getenv("WEBHOOK_QUEUE_URL"),
+		WebhookLocal:     os.Getenv("WEBHOOK_ALLOW_LOOPBACK") == "true",
 	}
 	if c.TableName == "" {
 		return Config{}, errors.New("TABLE_NAME is not set")

@@ -98,6 +98,9 @@ type workspaceItem struct {
 	TeamSettingsEnabled     bool     `dynamodbav:"teamSettingsEnabled"`
 	AllowedEmailDomains     []string `dynamodbav:"allowedEmailDomains"`
 	DefaultDailyCreditLimit *float64 `dynamodbav:"defaultDailyCreditLimit"`
+	// WebhookThresholds is the union of the workspace's webhook
+	// thresholds, written by the webhooks' transactions (webhooks.go).
+	WebhookThresholds []int `dynamodbav:"webhookThresholds,omitempty"`
 }
 
 func toWorkspaceItem(w workspace.Workspace) workspaceItem {
@@ -113,7 +116,7 @@ func (i workspaceItem) domain() workspace.Workspace {
 	return workspace.Workspace{
 		ID: i.ID, Name: i.Name, Seats: i.Seats, SeatsUsed: i.SeatsUsed,
 		TeamSettingsEnabled: i.TeamSettingsEnabled, AllowedEmailDomains: i.AllowedEmailDomains,
-		DefaultDailyCreditLimit: i.DefaultDailyCreditLimit,
+		DefaultDailyCreditLimit: i.DefaultDailyCreditLimit, WebhookThresholds: i.WebhookThresholds,
 	}
 }
 

@@ -23,6 +23,8 @@
 //	API key count       WS#<ws>             KEYCOUNT                        (count: the references of the workspace)
 //	seat release        WS#<ws>             SEATRELEASE#<inviteId>          (a tombstone with a ttl: the seat of a TTL-removed invitation was freed)
 //	provisioning record WS#<ws>             PROVISIONED#<kind>#<id>         (kind workspace, member or agent: the newest version a provisioning event applied, and whether it removed the entity; kept after the removal)
+//	webhook count       WS#<ws>             WEBHOOKS                        (count, version: bounds and serialises the subscriptions; webhooks.go)
+//	webhook             WS#<ws>             WEBHOOK#<webhookId>             (url, eventTypes, thresholds, disabled, secret; its deliveries log in WS#<ws>#WEBHOOK#<webhookId>)
 //	migration step      MIGRATION           STEP#<nnn>                      (a migration step's progress: status, each segment's place, counts, lease; migrations.go)
 //	scheduler run       SCHEDULER#<day>     RUN                             (a UTC day's scheduler run: doneShards, the resume-index partitions finished; owner and leaseUntil of the run holding it; ttl 35 days; scheduler.go)
 //

@@ -56,9 +56,18 @@ type answerKeeper interface{ keepInstead(body []byte) }
 // Under an Idempotency-Key the answer is kept without "key": a key is never
 // stored, so a repeat gets v alone.
 func CreatedKey(w http.ResponseWriter, v any, plaintext string) {
+	WithSecret(w, http.StatusCreated, v, "key", plaintext, workspace.WellFormedKey(plaintext))
+}
+
+// WithSecret writes status with v, a JSON object, and the field named
+// field added holding secret, which is shown this once: under an
+// Idempotency-Key the answer is kept without it, so a repeat gets v alone.
+// wellFormed must tell that secret needs no escaping in JSON (a key, a
+// webhook secret); otherwise it answers 500.
+func WithSecret(w http.ResponseWriter, status int, v any, field, secret string, wellFormed bool) {
 	body, err := json.Marshal(v)
-	if err != nil || len(body) < 2 || body[len(body)-1] != '}' || !workspace.WellFormedKey(plaintext) {
-		slog.Error("encode new key response", "error", err)
+	if err != nil || len(body) < 2 || body[len(body)-1] != '}' || !wellFormed {
+		slog.Error("encode a response with a secret", "field", field, "error", err)
 		JSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
 		return
 	}
@@ -70,8 +79,8 @@ func CreatedKey(w http.ResponseWriter, v any, plaintext string) {
 	if len(body) == 2 { // {}
 		sep = ""
 	}
-	body = append(body[:len(body)-1], []byte(sep+`"key":"`+plaintext+`"}`)...)
+	body = append(body[:len(body)-1], []byte(sep+`"`+field+`":"`+secret+`"}`)...)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

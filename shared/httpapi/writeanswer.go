@@ -38,7 +38,10 @@ func minimalWriteAnswer(event events.APIGatewayProxyRequest, res events.APIGatew
 		return noContent(res) // not an answer this layer can read: nothing leaves
 	}
 	if res.StatusCode == http.StatusCreated {
-		return withBody(res, pick(body, "id", "key"))
+		return withBody(res, pick(body, "id", "key", "secret"))
+	}
+	if _, secret := body["secret"]; secret {
+		return withBody(res, pick(body, "secret")) // a rotated webhook secret: shown once
 	}
 	if _, batch := body["results"]; !batch {
 		return noContent(res)

@@ -43,10 +43,22 @@ type Handler func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDB
 // them in order. A record that is not an outbox insertion is skipped; one
 // that is but cannot be decoded is reported, so it ends in the dead-letter
 // queue, never dropped unseen.
-func New(bus Bus, busName string) Handler {
+func New(bus Bus, busName string) Handler { return NewWithWebhooks(bus, busName, nil) }
+
+// Webhooks is where the events function fans each published event out to
+// the workspace's webhook subscriptions (webhookdelivery.FanOut).
+type Webhooks func(ctx context.Context, ev workspace.LimitEvent, detail json.RawMessage) error
+
+// NewWithWebhooks is New, and each event published is then fanned out to
+// the webhook subscriptions by hooks (nil: none). A record whose fan-out
+// fails is reported with every later one, as a refused publish is: its
+// event is published again on the retry (subscribers de-duplicate on its
+// eventId) and fanned out again.
+func NewWithWebhooks(bus Bus, busName string, hooks Webhooks) Handler {
 	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 		res := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
 		var recs []events.DynamoDBEventRecord
+		var evs []workspace.LimitEvent
 		var entries []types.PutEventsRequestEntry
 		stopped := false // past a record that cannot be published: the rest wait, in order
 		for _, rec := range ev.Records {
@@ -61,6 +73,7 @@ func New(bus Bus, busName string) Handler {
 			stopped = stopped || err != nil
 			if !stopped {
 				entries = append(entries, Entry(le, busName))
+				evs = append(evs, le)
 			}
 		}
 		published := 0
@@ -72,6 +85,12 @@ func New(bus Bus, busName string) Handler {
 				break
 			}
 			published += len(chunk)
+		}
+		for i := 0; hooks != nil && i < published; i++ {
+			if err := hooks(ctx, evs[i], json.RawMessage(aws.ToString(entries[i].Detail))); err != nil {
+				slog.ErrorContext(ctx, "fan a limit event out to webhooks", "eventId", evs[i].ID, "error", err)
+				published = i
+			}
 		}
 		for _, r := range recs[published:] {
 			res.BatchItemFailures = append(res.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: r.Change.SequenceNumber})

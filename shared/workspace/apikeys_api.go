@@ -37,12 +37,16 @@ var ErrKeyLimit = Conflict("this workspace already has %d API keys that are neit
 
 // CanManageKeys returns a KindForbidden error unless c may call the keys
 // endpoints: a workspace-wide key whose owner is a workspace admin.
-func CanManageKeys(c Caller) error {
+func CanManageKeys(c Caller) error { return workspaceAdmin(c, ErrManageKeysForbidden) }
+
+// workspaceAdmin returns a KindForbidden error unless c is a workspace-wide
+// key of a workspace admin: RequireWorkspaceWide's, or refused.
+func workspaceAdmin(c Caller, refused error) error {
 	if err := c.RequireWorkspaceWide(); err != nil {
 		return err
 	}
 	if c.Role != RoleAdmin {
-		return ErrManageKeysForbidden
+		return refused
 	}
 	return nil
 }

@@ -38,6 +38,10 @@ const (
 	ActionKeyCreated           AuditAction = "key.created"
 	ActionKeyUpdated           AuditAction = "key.updated"
 	ActionKeyRevoked           AuditAction = "key.revoked"
+	ActionWebhookCreated       AuditAction = "webhook.created"
+	ActionWebhookUpdated       AuditAction = "webhook.updated"
+	ActionWebhookDeleted       AuditAction = "webhook.deleted"
+	ActionWebhookDisabled      AuditAction = "webhook.disabled"
 )
 
 // AuditActions lists every action, in the order the documentation gives them.
@@ -52,6 +56,7 @@ var AuditActions = []AuditAction{
 	ActionWorkspaceCreated, ActionWorkspaceUpdated,
 	ActionMemberAdded, ActionMemberUpdated, ActionMemberRemoved, ActionInviteAccepted,
 	ActionAgentAdded, ActionAgentUpdated, ActionAgentRemoved,
+	ActionWebhookCreated, ActionWebhookUpdated, ActionWebhookDeleted, ActionWebhookDisabled,
 }
 
 // Valid reports whether a is one of AuditActions.
@@ -74,6 +79,7 @@ const (
 	SystemIngest    SystemActorName = "ingest"
 	SystemScheduler SystemActorName = "scheduler"
 	SystemRetention SystemActorName = "retention"
+	SystemWebhooks  SystemActorName = "webhooks"
 )
 
 // Actor is who makes a change, handed explicitly to every store write that
@@ -106,11 +112,12 @@ type TargetType string
 
 // Target types.
 const (
-	TargetInvite TargetType = "invite"
-	TargetAgent  TargetType = "agent"
-	TargetMember TargetType = "member"
-	TargetTeam   TargetType = "team"
-	TargetKey    TargetType = "key"
+	TargetInvite  TargetType = "invite"
+	TargetAgent   TargetType = "agent"
+	TargetMember  TargetType = "member"
+	TargetTeam    TargetType = "team"
+	TargetKey     TargetType = "key"
+	TargetWebhook TargetType = "webhook"
 )
 
 // AuditTarget is the entity an entry is about.

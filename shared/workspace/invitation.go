@@ -245,6 +245,9 @@ type Workspace struct {
 	TeamSettingsEnabled     bool
 	AllowedEmailDomains     []string // empty: any domain
 	DefaultDailyCreditLimit *float64
+	// WebhookThresholds is the union of its webhook subscriptions'
+	// thresholds, kept by their writes (ThresholdsOf).
+	WebhookThresholds []int
 }
 
 // AllowsDomainOf reports whether email's whole domain is allowed, compared

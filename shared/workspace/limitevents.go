@@ -234,6 +234,9 @@ func (ev LimitEvent) Valid() bool {
 	for _, dt := range EventDetailTypes {
 		known = known || dt == ev.DetailType
 	}
+	if ev.DetailType == EventWebhookDisabled {
+		return ev.ID != "" && ev.WorkspaceID != "" && ev.Target.ID != "" && ev.Target.Type == TargetWebhook
+	}
 	return known && ev.ID != "" && ev.WorkspaceID != "" && ev.Target.ID != "" &&
 		(ev.Target.Type == TargetAgent || ev.Target.Type == TargetTeam) &&
 		finite(ev.Credits) && (ev.Limit == nil || finite(*ev.Limit))

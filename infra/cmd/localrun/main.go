@@ -40,6 +40,7 @@ import (
 	"github.com/agentplatform/workspaceapi/infra/localstream"
 	"github.com/agentplatform/workspaceapi/infra/stack"
 	"github.com/agentplatform/workspaceapi/infra/tableops"
+	"github.com/agentplatform/workspaceapi/shared/config"
 	"github.com/agentplatform/workspaceapi/shared/dynamo"
 	"github.com/agentplatform/workspaceapi/shared/limitevents"
 	"github.com/agentplatform/workspaceapi/shared/mail"
@@ -146,6 +147,8 @@ func run(ctx context.Context, out io.Writer) error {
 	deps := stack.Deps{
 		Store: store, Mailer: &mail.Recorder{Logger: logger}, Events: bus, Clock: clock,
 		IDs: workspace.SortableIDs{Clock: clock},
+		// Webhooks to loopback http URLs are allowed locally (docs/webhooks.md).
+		Config: config.Config{WebhookLocal: true},
 	}
 	// load creates the table and loads the fixture, whose events go
 	// through the same code as IngestFunction.

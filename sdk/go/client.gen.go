@@ -243,106 +243,118 @@ func (e ApiKeyCreatedScopes) Valid() bool {
 
 // Defines values for AuditAction.
 const (
-	AgentAdded                AuditAction = "agent.added"
-	AgentCreditDetailsChanged AuditAction = "agent.credit_details_changed"
-	AgentDailyUsageReset      AuditAction = "agent.daily_usage_reset"
-	AgentDisabled             AuditAction = "agent.disabled"
-	AgentEnabled              AuditAction = "agent.enabled"
-	AgentLimitsChanged        AuditAction = "agent.limits_changed"
-	AgentRemoved              AuditAction = "agent.removed"
-	AgentResumed              AuditAction = "agent.resumed"
-	AgentStopped              AuditAction = "agent.stopped"
-	AgentTagsChanged          AuditAction = "agent.tags_changed"
-	AgentUpdated              AuditAction = "agent.updated"
-	InviteAccepted            AuditAction = "invite.accepted"
-	InviteCreated             AuditAction = "invite.created"
-	InviteRemoved             AuditAction = "invite.removed"
-	InviteRevoked             AuditAction = "invite.revoked"
-	KeyCreated                AuditAction = "key.created"
-	KeyRevoked                AuditAction = "key.revoked"
-	KeyUpdated                AuditAction = "key.updated"
-	MemberAdded               AuditAction = "member.added"
-	MemberRemoved             AuditAction = "member.removed"
-	MemberTagsChanged         AuditAction = "member.tags_changed"
-	MemberUpdated             AuditAction = "member.updated"
-	TeamCreated               AuditAction = "team.created"
-	TeamLimitChanged          AuditAction = "team.limit_changed"
-	TeamMemberRemoved         AuditAction = "team.member_removed"
-	TeamMemberSet             AuditAction = "team.member_set"
-	TeamPaused                AuditAction = "team.paused"
-	TeamRenamed               AuditAction = "team.renamed"
-	TeamResumed               AuditAction = "team.resumed"
-	TeamTagsChanged           AuditAction = "team.tags_changed"
-	WorkspaceCreated          AuditAction = "workspace.created"
-	WorkspaceUpdated          AuditAction = "workspace.updated"
+	AuditActionAgentAdded                AuditAction = "agent.added"
+	AuditActionAgentCreditDetailsChanged AuditAction = "agent.credit_details_changed"
+	AuditActionAgentDailyUsageReset      AuditAction = "agent.daily_usage_reset"
+	AuditActionAgentDisabled             AuditAction = "agent.disabled"
+	AuditActionAgentEnabled              AuditAction = "agent.enabled"
+	AuditActionAgentLimitsChanged        AuditAction = "agent.limits_changed"
+	AuditActionAgentRemoved              AuditAction = "agent.removed"
+	AuditActionAgentResumed              AuditAction = "agent.resumed"
+	AuditActionAgentStopped              AuditAction = "agent.stopped"
+	AuditActionAgentTagsChanged          AuditAction = "agent.tags_changed"
+	AuditActionAgentUpdated              AuditAction = "agent.updated"
+	AuditActionInviteAccepted            AuditAction = "invite.accepted"
+	AuditActionInviteCreated             AuditAction = "invite.created"
+	AuditActionInviteRemoved             AuditAction = "invite.removed"
+	AuditActionInviteRevoked             AuditAction = "invite.revoked"
+	AuditActionKeyCreated                AuditAction = "key.created"
+	AuditActionKeyRevoked                AuditAction = "key.revoked"
+	AuditActionKeyUpdated                AuditAction = "key.updated"
+	AuditActionMemberAdded               AuditAction = "member.added"
+	AuditActionMemberRemoved             AuditAction = "member.removed"
+	AuditActionMemberTagsChanged         AuditAction = "member.tags_changed"
+	AuditActionMemberUpdated             AuditAction = "member.updated"
+	AuditActionTeamCreated               AuditAction = "team.created"
+	AuditActionTeamLimitChanged          AuditAction = "team.limit_changed"
+	AuditActionTeamMemberRemoved         AuditAction = "team.member_removed"
+	AuditActionTeamMemberSet             AuditAction = "team.member_set"
+	AuditActionTeamPaused                AuditAction = "team.paused"
+	AuditActionTeamRenamed               AuditAction = "team.renamed"
+	AuditActionTeamResumed               AuditAction = "team.resumed"
+	AuditActionTeamTagsChanged           AuditAction = "team.tags_changed"
+	AuditActionWebhookCreated            AuditAction = "webhook.created"
+	AuditActionWebhookDeleted            AuditAction = "webhook.deleted"
+	AuditActionWebhookDisabled           AuditAction = "webhook.disabled"
+	AuditActionWebhookUpdated            AuditAction = "webhook.updated"
+	AuditActionWorkspaceCreated          AuditAction = "workspace.created"
+	AuditActionWorkspaceUpdated          AuditAction = "workspace.updated"
 )
 
 // Valid indicates whether the value is a known member of the AuditAction enum.
 func (e AuditAction) Valid() bool {
 	switch e {
-	case AgentAdded:
+	case AuditActionAgentAdded:
 		return true
-	case AgentCreditDetailsChanged:
+	case AuditActionAgentCreditDetailsChanged:
 		return true
-	case AgentDailyUsageReset:
+	case AuditActionAgentDailyUsageReset:
 		return true
-	case AgentDisabled:
+	case AuditActionAgentDisabled:
 		return true
-	case AgentEnabled:
+	case AuditActionAgentEnabled:
 		return true
-	case AgentLimitsChanged:
+	case AuditActionAgentLimitsChanged:
 		return true
-	case AgentRemoved:
+	case AuditActionAgentRemoved:
 		return true
-	case AgentResumed:
+	case AuditActionAgentResumed:
 		return true
-	case AgentStopped:
+	case AuditActionAgentStopped:
 		return true
-	case AgentTagsChanged:
+	case AuditActionAgentTagsChanged:
 		return true
-	case AgentUpdated:
+	case AuditActionAgentUpdated:
 		return true
-	case InviteAccepted:
+	case AuditActionInviteAccepted:
 		return true
-	case InviteCreated:
+	case AuditActionInviteCreated:
 		return true
-	case InviteRemoved:
+	case AuditActionInviteRemoved:
 		return true
-	case InviteRevoked:
+	case AuditActionInviteRevoked:
 		return true
-	case KeyCreated:
+	case AuditActionKeyCreated:
 		return true
-	case KeyRevoked:
+	case AuditActionKeyRevoked:
 		return true
-	case KeyUpdated:
+	case AuditActionKeyUpdated:
 		return true
-	case MemberAdded:
+	case AuditActionMemberAdded:
 		return true
-	case MemberRemoved:
+	case AuditActionMemberRemoved:
 		return true
-	case MemberTagsChanged:
+	case AuditActionMemberTagsChanged:
 		return true
-	case MemberUpdated:
+	case AuditActionMemberUpdated:
 		return true
-	case TeamCreated:
+	case AuditActionTeamCreated:
 		return true
-	case TeamLimitChanged:
+	case AuditActionTeamLimitChanged:
 		return true
-	case TeamMemberRemoved:
+	case AuditActionTeamMemberRemoved:
 		return true
-	case TeamMemberSet:
+	case AuditActionTeamMemberSet:
 		return true
-	case TeamPaused:
+	case AuditActionTeamPaused:
 		return true
-	case TeamRenamed:
+	case AuditActionTeamRenamed:
 		return true
-	case TeamResumed:
+	case AuditActionTeamResumed:
 		return true
-	case TeamTagsChanged:
+	case AuditActionTeamTagsChanged:
 		return true
-	case WorkspaceCreated:
+	case AuditActionWebhookCreated:
 		return true
-	case WorkspaceUpdated:
+	case AuditActionWebhookDeleted:
+		return true
+	case AuditActionWebhookDisabled:
+		return true
+	case AuditActionWebhookUpdated:
+		return true
+	case AuditActionWorkspaceCreated:
+		return true
+	case AuditActionWorkspaceUpdated:
 		return true
 	default:
 		return false
@@ -355,6 +367,7 @@ const (
 	Platform  AuditActor1Name = "platform"
 	Retention AuditActor1Name = "retention"
 	Scheduler AuditActor1Name = "scheduler"
+	Webhooks  AuditActor1Name = "webhooks"
 )
 
 // Valid indicates whether the value is a known member of the AuditActor1Name enum.
@@ -368,6 +381,8 @@ func (e AuditActor1Name) Valid() bool {
 		return true
 	case Scheduler:
 		return true
+	case Webhooks:
+		return true
 	default:
 		return false
 	}
@@ -380,6 +395,7 @@ const (
 	AuditEntryTargetTypeKey       AuditEntryTargetType = "key"
 	AuditEntryTargetTypeMember    AuditEntryTargetType = "member"
 	AuditEntryTargetTypeTeam      AuditEntryTargetType = "team"
+	AuditEntryTargetTypeWebhook   AuditEntryTargetType = "webhook"
 	AuditEntryTargetTypeWorkspace AuditEntryTargetType = "workspace"
 )
 
@@ -395,6 +411,8 @@ func (e AuditEntryTargetType) Valid() bool {
 	case AuditEntryTargetTypeMember:
 		return true
 	case AuditEntryTargetTypeTeam:
+		return true
+	case AuditEntryTargetTypeWebhook:
 		return true
 	case AuditEntryTargetTypeWorkspace:
 		return true
@@ -772,6 +790,42 @@ func (e UsageExportGroupBy) Valid() bool {
 	}
 }
 
+// Defines values for WebhookEventType.
+const (
+	WebhookEventTypeAgentDisabled          WebhookEventType = "Agent Disabled"
+	WebhookEventTypeAgentEnabled           WebhookEventType = "Agent Enabled"
+	WebhookEventTypeAgentResumed           WebhookEventType = "Agent Resumed"
+	WebhookEventTypeAgentStopped           WebhookEventType = "Agent Stopped"
+	WebhookEventTypeCreditThresholdReached WebhookEventType = "Credit Threshold Reached"
+	WebhookEventTypeTeamPaused             WebhookEventType = "Team Paused"
+	WebhookEventTypeTeamResumed            WebhookEventType = "Team Resumed"
+	WebhookEventTypeWebhookDisabled        WebhookEventType = "Webhook Disabled"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventType enum.
+func (e WebhookEventType) Valid() bool {
+	switch e {
+	case WebhookEventTypeAgentDisabled:
+		return true
+	case WebhookEventTypeAgentEnabled:
+		return true
+	case WebhookEventTypeAgentResumed:
+		return true
+	case WebhookEventTypeAgentStopped:
+		return true
+	case WebhookEventTypeCreditThresholdReached:
+		return true
+	case WebhookEventTypeTeamPaused:
+		return true
+	case WebhookEventTypeTeamResumed:
+		return true
+	case WebhookEventTypeWebhookDisabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportUsageParamsGroupBy.
 const (
 	ExportUsageParamsGroupByAgent ExportUsageParamsGroupBy = "agent"
@@ -1138,12 +1192,12 @@ type AuditActor0 struct {
 
 // AuditActor1 The service itself.
 type AuditActor1 struct {
-	// Name `ingest` (usage events), `scheduler` (new days and months), `retention` (expired invitations removed), `platform` (provisioning events: workspaces, members, invitations accepted and agents the platform sends).
+	// Name `ingest` (usage events), `scheduler` (new days and months), `retention` (expired invitations removed), `platform` (provisioning events: workspaces, members, invitations accepted and agents the platform sends), `webhooks` (a subscription disabled after its deliveries failed for a day).
 	Name AuditActor1Name `json:"name"`
 	Type interface{}     `json:"type"`
 }
 
-// AuditActor1Name `ingest` (usage events), `scheduler` (new days and months), `retention` (expired invitations removed), `platform` (provisioning events: workspaces, members, invitations accepted and agents the platform sends).
+// AuditActor1Name `ingest` (usage events), `scheduler` (new days and months), `retention` (expired invitations removed), `platform` (provisioning events: workspaces, members, invitations accepted and agents the platform sends), `webhooks` (a subscription disabled after its deliveries failed for a day).
 type AuditActor1Name string
 
 // AuditEntry One change to the workspace.
@@ -1453,6 +1507,21 @@ type CreateInviteRequestRole string
 // CreateInviteRequestTeamsRole The invitee's role in that team.
 type CreateInviteRequestTeamsRole string
 
+// CreateWebhookRequest Body of `POST /workspaceapi/webhooks`.
+type CreateWebhookRequest struct {
+	// Description Free text.
+	Description *string `json:"description,omitempty"`
+
+	// EventTypes The event types to deliver, no repeats.
+	EventTypes []WebhookEventType `json:"eventTypes"`
+
+	// Thresholds Threshold percents, no repeats; default `[80, 100]`.
+	Thresholds *[]int `json:"thresholds,omitempty"`
+
+	// Url An absolute https URL to a public host.
+	Url string `json:"url"`
+}
+
 // CreditDetailsRequest Body of `POST /workspaceapi/agents/credit-details`.
 type CreditDetailsRequest struct {
 	// Ids 1 to 100 agent ids, as for every batch (see `BatchRequest`).
@@ -1551,9 +1620,9 @@ type CreditLimitsResultItem struct {
 	Unchanged *bool `json:"unchanged,omitempty"`
 }
 
-// CreditsReport Response of `GET /workspaceapi/credits`.
+// CreditsReport Response of `GET /workspaceapi/credits`, a page of the report.
 type CreditsReport struct {
-	// Agents Every agent of the workspace, restricted and personal ones included, in `id` order.
+	// Agents The page's agents, restricted and personal ones included, in `id` order; none until the teams have ended.
 	Agents []struct {
 		// CreditsThisMonth Usage in the reported month.
 		CreditsThisMonth float64 `json:"creditsThisMonth"`
@@ -1589,7 +1658,10 @@ type CreditsReport struct {
 	// Month The UTC month reported, `YYYY-MM`.
 	Month string `json:"month"`
 
-	// Teams Every team of the workspace, in `id` order.
+	// NextCursor The `cursor` of the next page; `null` on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+
+	// Teams The page's teams, in `id` order; the teams come before the agents, so a page past them has none.
 	Teams []struct {
 		// CreditsUsed Usage attributed to the team in the month.
 		CreditsUsed float64 `json:"creditsUsed"`
@@ -2223,6 +2295,24 @@ type UpdateApiKeyRequest struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// UpdateWebhookRequest Body of `PATCH /workspaceapi/webhooks/{webhookId}`; at least one field.
+type UpdateWebhookRequest struct {
+	// Description Free text.
+	Description *string `json:"description,omitempty"`
+
+	// Disabled Stop (`true`) or resume (`false`) deliveries.
+	Disabled *bool `json:"disabled,omitempty"`
+
+	// EventTypes The event types to deliver.
+	EventTypes *[]WebhookEventType `json:"eventTypes,omitempty"`
+
+	// Thresholds Threshold percents.
+	Thresholds *[]int `json:"thresholds,omitempty"`
+
+	// Url An absolute https URL to a public host.
+	Url *string `json:"url,omitempty"`
+}
+
 // UsageExport Response of `GET /workspaceapi/credits/export` as JSON: one page of rows, by date and then
 // id. By agent each row is `{date, agentId, agentName, teamId, credits}`; by team
 // `{date, teamId, teamName, credits}`.
@@ -2290,6 +2380,123 @@ type Version struct {
 	Version string `json:"version"`
 }
 
+// Webhook A webhook subscription; never its secret.
+type Webhook struct {
+	// CreatedAt When it was created (UTC).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description Free text; empty when none was given.
+	Description string `json:"description"`
+
+	// Disabled `true` when an admin disabled it, or its deliveries failed for over 24 hours.
+	Disabled bool `json:"disabled"`
+
+	// EventTypes The event types delivered.
+	EventTypes []WebhookEventType `json:"eventTypes"`
+
+	// Id The subscription's id (`wh_...`).
+	Id string `json:"id"`
+
+	// Thresholds The shares of a limit, in percent, whose `Credit Threshold Reached` events are delivered.
+	Thresholds []int `json:"thresholds"`
+
+	// Url Where deliveries are POSTed.
+	Url string `json:"url"`
+}
+
+// WebhookCreated The 201 of `POST /workspaceapi/webhooks`, with the secret shown this once.
+type WebhookCreated = WebhookWithSecret
+
+// WebhookCreatedMinimal The 201 of `POST /workspaceapi/webhooks` by a key without the `read` scope.
+type WebhookCreatedMinimal struct {
+	// Id The subscription's id.
+	Id string `json:"id"`
+
+	// Secret The signing secret, shown this once.
+	Secret string `json:"secret"`
+}
+
+// WebhookDelivery One delivery attempt.
+type WebhookDelivery struct {
+	// Attempt 1 for the first attempt, then each retry.
+	Attempt int `json:"attempt"`
+
+	// AttemptedAt When it was made (UTC).
+	AttemptedAt time.Time `json:"attemptedAt"`
+
+	// Error What went wrong; `null` on success.
+	Error nullable.Nullable[string] `json:"error"`
+
+	// EventId The event's id (the delivery's `webhook-id`, the same on every attempt).
+	EventId string `json:"eventId"`
+
+	// EventType The event's type.
+	EventType string `json:"eventType"`
+
+	// Id The attempt's id.
+	Id string `json:"id"`
+
+	// Status The receiver's HTTP status; `null` when none came.
+	Status nullable.Nullable[int] `json:"status"`
+}
+
+// WebhookDeliveryList Response of `GET /workspaceapi/webhooks/{webhookId}/deliveries`.
+type WebhookDeliveryList struct {
+	// Deliveries This page's attempts, newest first.
+	Deliveries []WebhookDelivery `json:"deliveries"`
+
+	// NextCursor The cursor of the next page; `null` after the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// WebhookEventType An event type a subscription may ask for.
+type WebhookEventType string
+
+// WebhookList Response of `GET /workspaceapi/webhooks`.
+type WebhookList struct {
+	// Webhooks The subscriptions, in creation order.
+	Webhooks []Webhook `json:"webhooks"`
+}
+
+// WebhookSecret A rotated secret, shown this once; empty on a repeat under the same Idempotency-Key.
+type WebhookSecret struct {
+	// Secret The new signing secret.
+	Secret *string `json:"secret,omitempty"`
+}
+
+// WebhookTestQueued The 202 of a test delivery.
+type WebhookTestQueued struct {
+	// EventId The test event's id, its deliveries' `webhook-id`.
+	EventId string `json:"eventId"`
+}
+
+// WebhookWithSecret A subscription and its secret.
+type WebhookWithSecret struct {
+	// CreatedAt When it was created (UTC).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description Free text.
+	Description string `json:"description"`
+
+	// Disabled Whether deliveries are stopped.
+	Disabled bool `json:"disabled"`
+
+	// EventTypes The event types delivered.
+	EventTypes []WebhookEventType `json:"eventTypes"`
+
+	// Id The subscription's id.
+	Id string `json:"id"`
+
+	// Secret The signing secret, shown this once.
+	Secret string `json:"secret"`
+
+	// Thresholds The threshold percents delivered.
+	Thresholds []int `json:"thresholds"`
+
+	// Url Where deliveries are POSTed.
+	Url string `json:"url"`
+}
+
 // WriteCreatedMinimal The 201 of a create by a key without the `read` scope: the id of what it made, and
 // nothing it could not read (see "Write answers" in the API's description).
 type WriteCreatedMinimal struct {
@@ -2311,6 +2518,9 @@ type TeamId = string
 
 // UserId defines model for UserId.
 type UserId = string
+
+// WebhookId defines model for WebhookId.
+type WebhookId = string
 
 // AgentBadQuery The body of every error response, from the service and from the gateway alike: exactly
 // one field, `error`. There are no other fields and no machine-readable codes; branch on
@@ -2639,6 +2849,34 @@ type UnsupportedMediaType = Error
 // Examples: {"error":"missing or invalid API key"}
 type UsageBadQuery = Error
 
+// WebhookLimitReachedOrIdempotencyKeyInUse The body of every error response, from the service and from the gateway alike: exactly
+// one field, `error`. There are no other fields and no machine-readable codes; branch on
+// the HTTP status.
+//
+// Examples: {"error":"missing or invalid API key"}
+type WebhookLimitReachedOrIdempotencyKeyInUse = Error
+
+// WebhookNotFound The body of every error response, from the service and from the gateway alike: exactly
+// one field, `error`. There are no other fields and no machine-readable codes; branch on
+// the HTTP status.
+//
+// Examples: {"error":"missing or invalid API key"}
+type WebhookNotFound = Error
+
+// WebhooksBadRequest The body of every error response, from the service and from the gateway alike: exactly
+// one field, `error`. There are no other fields and no machine-readable codes; branch on
+// the HTTP status.
+//
+// Examples: {"error":"missing or invalid API key"}
+type WebhooksBadRequest = Error
+
+// WebhooksForbidden The body of every error response, from the service and from the gateway alike: exactly
+// one field, `error`. There are no other fields and no machine-readable codes; branch on
+// the HTTP status.
+//
+// Examples: {"error":"missing or invalid API key"}
+type WebhooksForbidden = Error
+
 // WorkspaceWideForbidden The body of every error response, from the service and from the gateway alike: exactly
 // one field, `error`. There are no other fields and no machine-readable codes; branch on
 // the HTTP status.
@@ -2834,6 +3072,12 @@ type ListAuditLogParams struct {
 type GetCreditsReportParams struct {
 	// Month A UTC calendar month, `YYYY-MM` of the years 1970 to 9999 (400 otherwise), not after the current one; the current month when not given.
 	Month *string `form:"month,omitempty" json:"month,omitempty"`
+
+	// Limit Most teams, and most agents, of the page, 1 to 1,000.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, for the same `month` (or none, as that page was asked for).
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ExportUsageParams defines parameters for ExportUsage.
@@ -3030,6 +3274,75 @@ type PutTeamMemberParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateWebhookParams defines parameters for CreateWebhook.
+type CreateWebhookParams struct {
+	// IdempotencyKey Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+	// your choosing, unique per request, such as a UUID. The first completed answer under it
+	// is kept for 24 hours; sending the same request (method, path, query and body, byte for
+	// byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+	// and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+	// characters (`!` to `~`); anything else, or the header twice, answers 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateWebhook201JSONResponseBody defines parameters for CreateWebhook.
+type CreateWebhook201JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// DeleteWebhookParams defines parameters for DeleteWebhook.
+type DeleteWebhookParams struct {
+	// IdempotencyKey Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+	// your choosing, unique per request, such as a UUID. The first completed answer under it
+	// is kept for 24 hours; sending the same request (method, path, query and body, byte for
+	// byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+	// and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+	// characters (`!` to `~`); anything else, or the header twice, answers 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateWebhookParams defines parameters for UpdateWebhook.
+type UpdateWebhookParams struct {
+	// IdempotencyKey Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+	// your choosing, unique per request, such as a UUID. The first completed answer under it
+	// is kept for 24 hours; sending the same request (method, path, query and body, byte for
+	// byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+	// and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+	// characters (`!` to `~`); anything else, or the header twice, answers 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// Limit Attempts per page, 1 to 1000; 100 when not given.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page; omit for the first page.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
+type RotateWebhookSecretParams struct {
+	// IdempotencyKey Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+	// your choosing, unique per request, such as a UUID. The first completed answer under it
+	// is kept for 24 hours; sending the same request (method, path, query and body, byte for
+	// byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+	// and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+	// characters (`!` to `~`); anything else, or the header twice, answers 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TestWebhookParams defines parameters for TestWebhook.
+type TestWebhookParams struct {
+	// IdempotencyKey Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+	// your choosing, unique per request, such as a UUID. The first completed answer under it
+	// is kept for 24 hours; sending the same request (method, path, query and body, byte for
+	// byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+	// and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+	// characters (`!` to `~`); anything else, or the header twice, answers 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SetAgentCreditDetailsJSONRequestBody defines body for SetAgentCreditDetails for application/json ContentType.
 type SetAgentCreditDetailsJSONRequestBody = CreditDetailsRequest
 
@@ -3074,6 +3387,12 @@ type SetTeamCreditLimitJSONRequestBody = TeamCreditLimitRequest
 
 // PutTeamMemberJSONRequestBody defines body for PutTeamMember for application/json ContentType.
 type PutTeamMemberJSONRequestBody = TeamRoleRequest
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = CreateWebhookRequest
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 
 // AsAuditActor0 returns the union data inside the AuditActor as a AuditActor0
 func (t AuditActor) AsAuditActor0() (AuditActor0, error) {
@@ -3871,6 +4190,120 @@ func (t *CreateTeam201JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsWebhookCreated returns the union data inside the CreateWebhook201JSONResponseBody as a WebhookCreated
+func (t CreateWebhook201JSONResponseBody) AsWebhookCreated() (WebhookCreated, error) {
+	var body WebhookCreated
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookCreated overwrites any union data inside the CreateWebhook201JSONResponseBody as the provided WebhookCreated
+func (t *CreateWebhook201JSONResponseBody) FromWebhookCreated(v WebhookCreated) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookCreated performs a merge with any union data inside the CreateWebhook201JSONResponseBody, using the provided WebhookCreated
+func (t *CreateWebhook201JSONResponseBody) MergeWebhookCreated(v WebhookCreated) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhook returns the union data inside the CreateWebhook201JSONResponseBody as a Webhook
+func (t CreateWebhook201JSONResponseBody) AsWebhook() (Webhook, error) {
+	var body Webhook
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhook overwrites any union data inside the CreateWebhook201JSONResponseBody as the provided Webhook
+func (t *CreateWebhook201JSONResponseBody) FromWebhook(v Webhook) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhook performs a merge with any union data inside the CreateWebhook201JSONResponseBody, using the provided Webhook
+func (t *CreateWebhook201JSONResponseBody) MergeWebhook(v Webhook) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookCreatedMinimal returns the union data inside the CreateWebhook201JSONResponseBody as a WebhookCreatedMinimal
+func (t CreateWebhook201JSONResponseBody) AsWebhookCreatedMinimal() (WebhookCreatedMinimal, error) {
+	var body WebhookCreatedMinimal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookCreatedMinimal overwrites any union data inside the CreateWebhook201JSONResponseBody as the provided WebhookCreatedMinimal
+func (t *CreateWebhook201JSONResponseBody) FromWebhookCreatedMinimal(v WebhookCreatedMinimal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookCreatedMinimal performs a merge with any union data inside the CreateWebhook201JSONResponseBody, using the provided WebhookCreatedMinimal
+func (t *CreateWebhook201JSONResponseBody) MergeWebhookCreatedMinimal(v WebhookCreatedMinimal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWriteCreatedMinimal returns the union data inside the CreateWebhook201JSONResponseBody as a WriteCreatedMinimal
+func (t CreateWebhook201JSONResponseBody) AsWriteCreatedMinimal() (WriteCreatedMinimal, error) {
+	var body WriteCreatedMinimal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWriteCreatedMinimal overwrites any union data inside the CreateWebhook201JSONResponseBody as the provided WriteCreatedMinimal
+func (t *CreateWebhook201JSONResponseBody) FromWriteCreatedMinimal(v WriteCreatedMinimal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWriteCreatedMinimal performs a merge with any union data inside the CreateWebhook201JSONResponseBody, using the provided WriteCreatedMinimal
+func (t *CreateWebhook201JSONResponseBody) MergeWriteCreatedMinimal(v WriteCreatedMinimal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateWebhook201JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateWebhook201JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -4322,8 +4755,8 @@ type ClientInterface interface {
 	// * Needs scope `read` and a key whose owner is a workspace `admin`; a team-scoped key
 	//   gets 403.
 	// * Filters combine: `action`, `targetId`, `actorKeyId` and the half-open period
-	//   [`since`, `until`). A page reads at most `limit` entries of the log, whatever its
-	//   size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
+	//   [`since`, `until`). A page reads at most `limit` + 2 entries from each of the log's
+	//   partitions, whatever its size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
 	//   than `limit` entries, even none, and still have a `nextCursor`; follow it until it is
 	//   `null`.
 	// * A cursor belongs to its workspace and filters: with other filters it gives 400.
@@ -4347,7 +4780,17 @@ type ClientInterface interface {
 	// * For a past month, each agent's `creditsThisMonth` is its usage in that month and
 	//   `creditsToday` is 0. Limits, `paused`, `status` and `statusReason` are always the
 	//   current ones, whatever the month.
-	// * Teams and agents are listed in `id` order.
+	// * Teams and agents are listed in `id` order, the teams first, a page at a time: a page
+	//   holds up to `limit` teams (1 to 1,000, default 1,000) and, once the teams have ended
+	//   (on that page or an earlier one), up to `limit` agents; `nextCursor` asks for the next
+	//   page and is `null` on the last. A workspace of up to 1,000 teams and 1,000 agents gets
+	//   its whole report in one page. `month`, `totalCredits` and `defaultDailyCreditLimit`
+	//   are on every page; a page past the teams has `teams: []`. A cursor keeps the month of
+	//   the page that returned it (a report asked for without `month` stays on its month past
+	//   the month's end) and holds to the query it was made for but `limit`.
+	// * A page reads what it returns and the month's totals, whatever the workspace's size.
+	//   Its figures are read with eventually consistent reads: usage recorded in the last
+	//   second may be missing from one page and counted on the next.
 	//
 	// Corresponds with GET /workspaceapi/credits (the `GetCreditsReport` operationId).
 	GetCreditsReport(ctx context.Context, params *GetCreditsReportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4950,6 +5393,119 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /workspaceapi/version (the `GetVersion` operationId).
 	GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWebhooks List the workspace's webhook subscriptions
+	//
+	// Every webhook subscription of the workspace, in creation order; never a secret. Not
+	// paged: a workspace holds at most 20. Needs a workspace-wide key (a team-scoped key gets
+	// 403) whose owner is a workspace `admin` (403 otherwise), checked before anything is read.
+	//
+	// Corresponds with GET /workspaceapi/webhooks (the `ListWebhooks` operationId).
+	ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhookWithBody Subscribe a URL to limit events
+	//
+	// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+	// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+	// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+	// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+	// lost).
+	//
+	// * `url`: an absolute `https` URL whose host resolves to public addresses only (400
+	//   otherwise; checked again at every delivery). The local runner also takes `http` URLs
+	//   to loopback hosts.
+	// * `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+	// * `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+	//   `Credit Threshold Reached` events this subscription gets.
+	// * At most 20 subscriptions per workspace (409).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+	CreateWebhookWithBody(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhook Subscribe a URL to limit events
+	//
+	// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+	// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+	// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+	// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+	// lost).
+	//
+	// * `url`: an absolute `https` URL whose host resolves to public addresses only (400
+	//   otherwise; checked again at every delivery). The local runner also takes `http` URLs
+	//   to loopback hosts.
+	// * `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+	// * `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+	//   `Credit Threshold Reached` events this subscription gets.
+	// * At most 20 subscriptions per workspace (409).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+	CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWebhook Delete a webhook subscription
+	//
+	// Deletes the subscription (204); deliveries already queued for it are dropped.
+	//
+	// Corresponds with DELETE /workspaceapi/webhooks/{webhookId} (the `DeleteWebhook` operationId).
+	DeleteWebhook(ctx context.Context, webhookId WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWebhook Get a webhook subscription
+	//
+	// The subscription, never its secret. Workspace `admin` role, workspace-wide key.
+	//
+	// Corresponds with GET /workspaceapi/webhooks/{webhookId} (the `GetWebhook` operationId).
+	GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhookWithBody Change a webhook subscription
+	//
+	// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+	// one, each with the rules of the create) and answers the subscription. Enabling a
+	// subscription the delivery function disabled makes it receive new events again.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+	UpdateWebhookWithBody(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhook Change a webhook subscription
+	//
+	// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+	// one, each with the rules of the create) and answers the subscription. Enabling a
+	// subscription the delivery function disabled makes it receive new events again.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+	UpdateWebhook(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWebhookDeliveries List a subscription's delivery attempts
+	//
+	// One page of the subscription's delivery attempts of the last 30 days, newest first:
+	// each attempt's event, attempt number, time, the receiver's HTTP status (`null` when
+	// none came) and what went wrong (`null` on success).
+	//
+	// Corresponds with GET /workspaceapi/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
+	ListWebhookDeliveries(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookSecret Rotate a webhook subscription's secret
+	//
+	// Answers a new secret, shown this once; the previous one keeps signing beside it (a
+	// second signature in `webhook-signature`) for 24 hours, so the receiver can switch.
+	// Under an `Idempotency-Key` the answer is kept without the secret.
+	//
+	// Corresponds with POST /workspaceapi/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+	RotateWebhookSecret(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestWebhook Send a test delivery
+	//
+	// Queues one `Webhook Test` delivery to the subscription (202), signed and logged like any
+	// other, even when the subscription is disabled; its deliveries log shows the outcome.
+	//
+	// Corresponds with POST /workspaceapi/webhooks/{webhookId}/test (the `TestWebhook` operationId).
+	TestWebhook(ctx context.Context, webhookId WebhookId, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetAgentShort One agent (short path)
@@ -5519,8 +6075,8 @@ func (c *Client) GetAgentUsage(ctx context.Context, agentId string, params *GetA
 //   - Needs scope `read` and a key whose owner is a workspace `admin`; a team-scoped key
 //     gets 403.
 //   - Filters combine: `action`, `targetId`, `actorKeyId` and the half-open period
-//     [`since`, `until`). A page reads at most `limit` entries of the log, whatever its
-//     size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
+//     [`since`, `until`). A page reads at most `limit` + 2 entries from each of the log's
+//     partitions, whatever its size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
 //     than `limit` entries, even none, and still have a `nextCursor`; follow it until it is
 //     `null`.
 //   - A cursor belongs to its workspace and filters: with other filters it gives 400.
@@ -5554,7 +6110,17 @@ func (c *Client) ListAuditLog(ctx context.Context, params *ListAuditLogParams, r
 //   - For a past month, each agent's `creditsThisMonth` is its usage in that month and
 //     `creditsToday` is 0. Limits, `paused`, `status` and `statusReason` are always the
 //     current ones, whatever the month.
-//   - Teams and agents are listed in `id` order.
+//   - Teams and agents are listed in `id` order, the teams first, a page at a time: a page
+//     holds up to `limit` teams (1 to 1,000, default 1,000) and, once the teams have ended
+//     (on that page or an earlier one), up to `limit` agents; `nextCursor` asks for the next
+//     page and is `null` on the last. A workspace of up to 1,000 teams and 1,000 agents gets
+//     its whole report in one page. `month`, `totalCredits` and `defaultDailyCreditLimit`
+//     are on every page; a page past the teams has `teams: []`. A cursor keeps the month of
+//     the page that returned it (a report asked for without `month` stays on its month past
+//     the month's end) and holds to the query it was made for but `limit`.
+//   - A page reads what it returns and the month's totals, whatever the workspace's size.
+//     Its figures are read with eventually consistent reads: usage recorded in the last
+//     second may be missing from one page and counted on the next.
 //
 // Corresponds with GET /workspaceapi/credits (the `GetCreditsReport` operationId).
 func (c *Client) GetCreditsReport(ctx context.Context, params *GetCreditsReportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6448,6 +7014,219 @@ func (c *Client) PutTeamMember(ctx context.Context, teamId TeamId, userId UserId
 // Corresponds with GET /workspaceapi/version (the `GetVersion` operationId).
 func (c *Client) GetVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetVersionRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWebhooks List the workspace's webhook subscriptions
+//
+// Every webhook subscription of the workspace, in creation order; never a secret. Not
+// paged: a workspace holds at most 20. Needs a workspace-wide key (a team-scoped key gets
+// 403) whose owner is a workspace `admin` (403 otherwise), checked before anything is read.
+//
+// Corresponds with GET /workspaceapi/webhooks (the `ListWebhooks` operationId).
+func (c *Client) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhooksRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhookWithBody Subscribe a URL to limit events
+//
+// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+// lost).
+//
+//   - `url`: an absolute `https` URL whose host resolves to public addresses only (400
+//     otherwise; checked again at every delivery). The local runner also takes `http` URLs
+//     to loopback hosts.
+//   - `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+//   - `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+//     `Credit Threshold Reached` events this subscription gets.
+//   - At most 20 subscriptions per workspace (409).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+func (c *Client) CreateWebhookWithBody(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhook Subscribe a URL to limit events
+//
+// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+// lost).
+//
+//   - `url`: an absolute `https` URL whose host resolves to public addresses only (400
+//     otherwise; checked again at every delivery). The local runner also takes `http` URLs
+//     to loopback hosts.
+//   - `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+//   - `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+//     `Credit Threshold Reached` events this subscription gets.
+//   - At most 20 subscriptions per workspace (409).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWebhook Delete a webhook subscription
+//
+// Deletes the subscription (204); deliveries already queued for it are dropped.
+//
+// Corresponds with DELETE /workspaceapi/webhooks/{webhookId} (the `DeleteWebhook` operationId).
+func (c *Client) DeleteWebhook(ctx context.Context, webhookId WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookRequest(c.Server, webhookId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWebhook Get a webhook subscription
+//
+// The subscription, never its secret. Workspace `admin` role, workspace-wide key.
+//
+// Corresponds with GET /workspaceapi/webhooks/{webhookId} (the `GetWebhook` operationId).
+func (c *Client) GetWebhook(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookRequest(c.Server, webhookId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhookWithBody Change a webhook subscription
+//
+// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+// one, each with the rules of the create) and answers the subscription. Enabling a
+// subscription the delivery function disabled makes it receive new events again.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+func (c *Client) UpdateWebhookWithBody(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequestWithBody(c.Server, webhookId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhook Change a webhook subscription
+//
+// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+// one, each with the rules of the create) and answers the subscription. Enabling a
+// subscription the delivery function disabled makes it receive new events again.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+func (c *Client) UpdateWebhook(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequest(c.Server, webhookId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWebhookDeliveries List a subscription's delivery attempts
+//
+// One page of the subscription's delivery attempts of the last 30 days, newest first:
+// each attempt's event, attempt number, time, the receiver's HTTP status (`null` when
+// none came) and what went wrong (`null` on success).
+//
+// Corresponds with GET /workspaceapi/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
+func (c *Client) ListWebhookDeliveries(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhookDeliveriesRequest(c.Server, webhookId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookSecret Rotate a webhook subscription's secret
+//
+// Answers a new secret, shown this once; the previous one keeps signing beside it (a
+// second signature in `webhook-signature`) for 24 hours, so the receiver can switch.
+// Under an `Idempotency-Key` the answer is kept without the secret.
+//
+// Corresponds with POST /workspaceapi/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+func (c *Client) RotateWebhookSecret(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSecretRequest(c.Server, webhookId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestWebhook Send a test delivery
+//
+// Queues one `Webhook Test` delivery to the subscription (202), signed and logged like any
+// other, even when the subscription is disabled; its deliveries log shows the outcome.
+//
+// Corresponds with POST /workspaceapi/webhooks/{webhookId}/test (the `TestWebhook` operationId).
+func (c *Client) TestWebhook(ctx context.Context, webhookId WebhookId, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestWebhookRequest(c.Server, webhookId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7466,6 +8245,30 @@ func NewGetCreditsReportRequest(server string, params *GetCreditsReportParams) (
 		if params.Month != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "month", *params.Month, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -8543,6 +9346,404 @@ func NewGetVersionRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
+func NewListWebhooksRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateWebhookRequest calls the generic CreateWebhook builder with application/json body
+func NewCreateWebhookRequest(server string, params *CreateWebhookParams, body CreateWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateWebhookRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateWebhookRequestWithBody constructs an http.Request for the CreateWebhook method, with any body, and a specified content type
+func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteWebhookRequest constructs an http.Request for the DeleteWebhook method
+func NewDeleteWebhookRequest(server string, webhookId WebhookId, params *DeleteWebhookParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetWebhookRequest constructs an http.Request for the GetWebhook method
+func NewGetWebhookRequest(server string, webhookId WebhookId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateWebhookRequest calls the generic UpdateWebhook builder with application/json body
+func NewUpdateWebhookRequest(server string, webhookId WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateWebhookRequestWithBody(server, webhookId, params, "application/json", bodyReader)
+}
+
+// NewUpdateWebhookRequestWithBody constructs an http.Request for the UpdateWebhook method, with any body, and a specified content type
+func NewUpdateWebhookRequestWithBody(server string, webhookId WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListWebhookDeliveriesRequest constructs an http.Request for the ListWebhookDeliveries method
+func NewListWebhookDeliveriesRequest(server string, webhookId WebhookId, params *ListWebhookDeliveriesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks/%s/deliveries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRotateWebhookSecretRequest constructs an http.Request for the RotateWebhookSecret method
+func NewRotateWebhookSecretRequest(server string, webhookId WebhookId, params *RotateWebhookSecretParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks/%s/rotate-secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewTestWebhookRequest constructs an http.Request for the TestWebhook method
+func NewTestWebhookRequest(server string, webhookId WebhookId, params *TestWebhookParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/workspaceapi/webhooks/%s/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -8982,8 +10183,8 @@ type ClientWithResponsesInterface interface {
 	// * Needs scope `read` and a key whose owner is a workspace `admin`; a team-scoped key
 	//   gets 403.
 	// * Filters combine: `action`, `targetId`, `actorKeyId` and the half-open period
-	//   [`since`, `until`). A page reads at most `limit` entries of the log, whatever its
-	//   size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
+	//   [`since`, `until`). A page reads at most `limit` + 2 entries from each of the log's
+	//   partitions, whatever its size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
 	//   than `limit` entries, even none, and still have a `nextCursor`; follow it until it is
 	//   `null`.
 	// * A cursor belongs to its workspace and filters: with other filters it gives 400.
@@ -9009,7 +10210,17 @@ type ClientWithResponsesInterface interface {
 	// * For a past month, each agent's `creditsThisMonth` is its usage in that month and
 	//   `creditsToday` is 0. Limits, `paused`, `status` and `statusReason` are always the
 	//   current ones, whatever the month.
-	// * Teams and agents are listed in `id` order.
+	// * Teams and agents are listed in `id` order, the teams first, a page at a time: a page
+	//   holds up to `limit` teams (1 to 1,000, default 1,000) and, once the teams have ended
+	//   (on that page or an earlier one), up to `limit` agents; `nextCursor` asks for the next
+	//   page and is `null` on the last. A workspace of up to 1,000 teams and 1,000 agents gets
+	//   its whole report in one page. `month`, `totalCredits` and `defaultDailyCreditLimit`
+	//   are on every page; a page past the teams has `teams: []`. A cursor keeps the month of
+	//   the page that returned it (a report asked for without `month` stays on its month past
+	//   the month's end) and holds to the query it was made for but `limit`.
+	// * A page reads what it returns and the month's totals, whatever the workspace's size.
+	//   Its figures are read with eventually consistent reads: usage recorded in the last
+	//   second may be missing from one page and counted on the next.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9632,6 +10843,131 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /workspaceapi/version (the `GetVersion` operationId).
 	GetVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetVersionResponse, error)
+
+	// ListWebhooksWithResponse List the workspace's webhook subscriptions
+	//
+	// Every webhook subscription of the workspace, in creation order; never a secret. Not
+	// paged: a workspace holds at most 20. Needs a workspace-wide key (a team-scoped key gets
+	// 403) whose owner is a workspace `admin` (403 otherwise), checked before anything is read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /workspaceapi/webhooks (the `ListWebhooks` operationId).
+	ListWebhooksWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error)
+
+	// CreateWebhookWithBodyWithResponse Subscribe a URL to limit events
+	//
+	// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+	// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+	// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+	// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+	// lost).
+	//
+	// * `url`: an absolute `https` URL whose host resolves to public addresses only (400
+	//   otherwise; checked again at every delivery). The local runner also takes `http` URLs
+	//   to loopback hosts.
+	// * `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+	// * `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+	//   `Credit Threshold Reached` events this subscription gets.
+	// * At most 20 subscriptions per workspace (409).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+	CreateWebhookWithBodyWithResponse(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
+
+	// CreateWebhookWithResponse Subscribe a URL to limit events
+	//
+	// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+	// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+	// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+	// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+	// lost).
+	//
+	// * `url`: an absolute `https` URL whose host resolves to public addresses only (400
+	//   otherwise; checked again at every delivery). The local runner also takes `http` URLs
+	//   to loopback hosts.
+	// * `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+	// * `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+	//   `Credit Threshold Reached` events this subscription gets.
+	// * At most 20 subscriptions per workspace (409).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+	CreateWebhookWithResponse(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
+
+	// DeleteWebhookWithResponse Delete a webhook subscription
+	//
+	// Deletes the subscription (204); deliveries already queued for it are dropped.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /workspaceapi/webhooks/{webhookId} (the `DeleteWebhook` operationId).
+	DeleteWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+
+	// GetWebhookWithResponse Get a webhook subscription
+	//
+	// The subscription, never its secret. Workspace `admin` role, workspace-wide key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /workspaceapi/webhooks/{webhookId} (the `GetWebhook` operationId).
+	GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
+
+	// UpdateWebhookWithBodyWithResponse Change a webhook subscription
+	//
+	// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+	// one, each with the rules of the create) and answers the subscription. Enabling a
+	// subscription the delivery function disabled makes it receive new events again.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+	UpdateWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+
+	// UpdateWebhookWithResponse Change a webhook subscription
+	//
+	// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+	// one, each with the rules of the create) and answers the subscription. Enabling a
+	// subscription the delivery function disabled makes it receive new events again.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+	UpdateWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+
+	// ListWebhookDeliveriesWithResponse List a subscription's delivery attempts
+	//
+	// One page of the subscription's delivery attempts of the last 30 days, newest first:
+	// each attempt's event, attempt number, time, the receiver's HTTP status (`null` when
+	// none came) and what went wrong (`null` on success).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /workspaceapi/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
+	ListWebhookDeliveriesWithResponse(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*ListWebhookDeliveriesResponse, error)
+
+	// RotateWebhookSecretWithResponse Rotate a webhook subscription's secret
+	//
+	// Answers a new secret, shown this once; the previous one keeps signing beside it (a
+	// second signature in `webhook-signature`) for 24 hours, so the receiver can switch.
+	// Under an `Idempotency-Key` the answer is kept without the secret.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /workspaceapi/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+	RotateWebhookSecretWithResponse(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
+
+	// TestWebhookWithResponse Send a test delivery
+	//
+	// Queues one `Webhook Test` delivery to the subscription (202), signed and logged like any
+	// other, even when the subscription is disabled; its deliveries log shows the outcome.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /workspaceapi/webhooks/{webhookId}/test (the `TestWebhook` operationId).
+	TestWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
 }
 
 // GetAgentShortResponse503Headers the declared response headers of an HTTP 503 response for GetAgentShort
@@ -14093,6 +15429,1006 @@ func (r GetVersionResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhooksResponse503Headers the declared response headers of an HTTP 503 response for ListWebhooks
+type ListWebhooksResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListWebhooksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWebhooksResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWebhooksResponse) GetJSON200() *WebhookList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWebhooksResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListWebhooksResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWebhooksResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListWebhooksResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r ListWebhooksResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWebhooksResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r ListWebhooksResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWebhooksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWebhooksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWebhooksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWebhooksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateWebhookResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhook
+type CreateWebhookResponse201Headers struct {
+	IdempotentReplayed *string
+}
+
+// CreateWebhookResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhook
+type CreateWebhookResponse503Headers struct {
+	RetryAfter *string
+}
+
+type CreateWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CreateWebhook201JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *WebhooksBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *WebhookLimitReachedOrIdempotencyKeyInUse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateWebhookResponse201Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWebhookResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWebhookResponse) GetJSON201() *CreateWebhook201JSONResponseBody {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateWebhookResponse) GetJSON400() *WebhooksBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateWebhookResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateWebhookResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWebhookResponse) GetJSON409() *WebhookLimitReachedOrIdempotencyKeyInUse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateWebhookResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWebhookResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateWebhookResponse) GetJSON422() *IdempotencyKeyReused {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWebhookResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateWebhookResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreateWebhookResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateWebhookResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r CreateWebhookResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteWebhookResponse204Headers the declared response headers of an HTTP 204 response for DeleteWebhook
+type DeleteWebhookResponse204Headers struct {
+	IdempotentReplayed *string
+}
+
+// DeleteWebhookResponse409Headers the declared response headers of an HTTP 409 response for DeleteWebhook
+type DeleteWebhookResponse409Headers struct {
+	RetryAfter *string
+}
+
+// DeleteWebhookResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhook
+type DeleteWebhookResponse503Headers struct {
+	RetryAfter *string
+}
+
+type DeleteWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *WebhookNotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyKeyInUse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeleteWebhookResponse204Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteWebhookResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWebhookResponse503Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWebhookResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteWebhookResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWebhookResponse) GetJSON404() *WebhookNotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteWebhookResponse) GetJSON409() *IdempotencyKeyInUse {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteWebhookResponse) GetJSON422() *IdempotencyKeyReused {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteWebhookResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteWebhookResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r DeleteWebhookResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWebhookResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r DeleteWebhookResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetWebhookResponse503Headers the declared response headers of an HTTP 503 response for GetWebhook
+type GetWebhookResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Webhook
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *WebhookNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWebhookResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWebhookResponse) GetJSON200() *Webhook {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWebhookResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetWebhookResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWebhookResponse) GetJSON404() *WebhookNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWebhookResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetWebhookResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r GetWebhookResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWebhookResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r GetWebhookResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateWebhookResponse200Headers the declared response headers of an HTTP 200 response for UpdateWebhook
+type UpdateWebhookResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// UpdateWebhookResponse204Headers the declared response headers of an HTTP 204 response for UpdateWebhook
+type UpdateWebhookResponse204Headers struct {
+	IdempotentReplayed *string
+}
+
+// UpdateWebhookResponse409Headers the declared response headers of an HTTP 409 response for UpdateWebhook
+type UpdateWebhookResponse409Headers struct {
+	RetryAfter *string
+}
+
+// UpdateWebhookResponse503Headers the declared response headers of an HTTP 503 response for UpdateWebhook
+type UpdateWebhookResponse503Headers struct {
+	RetryAfter *string
+}
+
+type UpdateWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Webhook
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *WebhooksBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *WebhookNotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyKeyInUse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateWebhookResponse200Headers
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *UpdateWebhookResponse204Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UpdateWebhookResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateWebhookResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateWebhookResponse) GetJSON200() *Webhook {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateWebhookResponse) GetJSON400() *WebhooksBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateWebhookResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateWebhookResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateWebhookResponse) GetJSON404() *WebhookNotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateWebhookResponse) GetJSON409() *IdempotencyKeyInUse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateWebhookResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateWebhookResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateWebhookResponse) GetJSON422() *IdempotencyKeyReused {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateWebhookResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateWebhookResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r UpdateWebhookResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateWebhookResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r UpdateWebhookResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListWebhookDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookDeliveries
+type ListWebhookDeliveriesResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListWebhookDeliveriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookDeliveryList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadQuery
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *WebhookNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWebhookDeliveriesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON200() *WebhookDeliveryList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON400() *BadQuery {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON404() *WebhookNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWebhookDeliveriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWebhookDeliveriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWebhookDeliveriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWebhookDeliveriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotateWebhookSecretResponse200Headers the declared response headers of an HTTP 200 response for RotateWebhookSecret
+type RotateWebhookSecretResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// RotateWebhookSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookSecret
+type RotateWebhookSecretResponse409Headers struct {
+	RetryAfter *string
+}
+
+// RotateWebhookSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateWebhookSecret
+type RotateWebhookSecretResponse503Headers struct {
+	RetryAfter *string
+}
+
+type RotateWebhookSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSecret
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *WebhookNotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyKeyInUse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RotateWebhookSecretResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RotateWebhookSecretResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateWebhookSecretResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON200() *WebhookSecret {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON404() *WebhookNotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON409() *IdempotencyKeyInUse {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON422() *IdempotencyKeyReused {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateWebhookSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateWebhookSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateWebhookSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateWebhookSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TestWebhookResponse202Headers the declared response headers of an HTTP 202 response for TestWebhook
+type TestWebhookResponse202Headers struct {
+	IdempotentReplayed *string
+}
+
+// TestWebhookResponse409Headers the declared response headers of an HTTP 409 response for TestWebhook
+type TestWebhookResponse409Headers struct {
+	RetryAfter *string
+}
+
+// TestWebhookResponse503Headers the declared response headers of an HTTP 503 response for TestWebhook
+type TestWebhookResponse503Headers struct {
+	RetryAfter *string
+}
+
+type TestWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *WebhookTestQueued
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *WebhooksForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *WebhookNotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyKeyInUse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *TestWebhookResponse202Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *TestWebhookResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TestWebhookResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r TestWebhookResponse) GetJSON202() *WebhookTestQueued {
+	return r.JSON202
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TestWebhookResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TestWebhookResponse) GetJSON403() *WebhooksForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TestWebhookResponse) GetJSON404() *WebhookNotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TestWebhookResponse) GetJSON409() *IdempotencyKeyInUse {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TestWebhookResponse) GetJSON422() *IdempotencyKeyReused {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TestWebhookResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r TestWebhookResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r TestWebhookResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r TestWebhookResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r TestWebhookResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r TestWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetAgentShortWithResponse One agent (short path)
 //
 // The same as `GET /workspaceapi/agents/{agentId}`.
@@ -14602,8 +16938,8 @@ func (c *ClientWithResponses) GetAgentUsageWithResponse(ctx context.Context, age
 //   - Needs scope `read` and a key whose owner is a workspace `admin`; a team-scoped key
 //     gets 403.
 //   - Filters combine: `action`, `targetId`, `actorKeyId` and the half-open period
-//     [`since`, `until`). A page reads at most `limit` entries of the log, whatever its
-//     size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
+//     [`since`, `until`). A page reads at most `limit` + 2 entries from each of the log's
+//     partitions, whatever its size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
 //     than `limit` entries, even none, and still have a `nextCursor`; follow it until it is
 //     `null`.
 //   - A cursor belongs to its workspace and filters: with other filters it gives 400.
@@ -14635,7 +16971,17 @@ func (c *ClientWithResponses) ListAuditLogWithResponse(ctx context.Context, para
 //   - For a past month, each agent's `creditsThisMonth` is its usage in that month and
 //     `creditsToday` is 0. Limits, `paused`, `status` and `statusReason` are always the
 //     current ones, whatever the month.
-//   - Teams and agents are listed in `id` order.
+//   - Teams and agents are listed in `id` order, the teams first, a page at a time: a page
+//     holds up to `limit` teams (1 to 1,000, default 1,000) and, once the teams have ended
+//     (on that page or an earlier one), up to `limit` agents; `nextCursor` asks for the next
+//     page and is `null` on the last. A workspace of up to 1,000 teams and 1,000 agents gets
+//     its whole report in one page. `month`, `totalCredits` and `defaultDailyCreditLimit`
+//     are on every page; a page past the teams has `teams: []`. A cursor keeps the month of
+//     the page that returned it (a report asked for without `month` stays on its month past
+//     the month's end) and holds to the query it was made for but `limit`.
+//   - A page reads what it returns and the month's totals, whatever the workspace's size.
+//     Its figures are read with eventually consistent reads: usage recorded in the last
+//     second may be missing from one page and counted on the next.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15437,6 +17783,191 @@ func (c *ClientWithResponses) GetVersionWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetVersionResponse(rsp)
+}
+
+// ListWebhooksWithResponse List the workspace's webhook subscriptions
+//
+// Every webhook subscription of the workspace, in creation order; never a secret. Not
+// paged: a workspace holds at most 20. Needs a workspace-wide key (a team-scoped key gets
+// 403) whose owner is a workspace `admin` (403 otherwise), checked before anything is read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /workspaceapi/webhooks (the `ListWebhooks` operationId).
+func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error) {
+	rsp, err := c.ListWebhooks(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWebhooksResponse(rsp)
+}
+
+// CreateWebhookWithBodyWithResponse Subscribe a URL to limit events
+//
+// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+// lost).
+//
+//   - `url`: an absolute `https` URL whose host resolves to public addresses only (400
+//     otherwise; checked again at every delivery). The local runner also takes `http` URLs
+//     to loopback hosts.
+//   - `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+//   - `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+//     `Credit Threshold Reached` events this subscription gets.
+//   - At most 20 subscriptions per workspace (409).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error) {
+	rsp, err := c.CreateWebhookWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookResponse(rsp)
+}
+
+// CreateWebhookWithResponse Subscribe a URL to limit events
+//
+// Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+// base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+// (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+// `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+// lost).
+//
+//   - `url`: an absolute `https` URL whose host resolves to public addresses only (400
+//     otherwise; checked again at every delivery). The local runner also takes `http` URLs
+//     to loopback hosts.
+//   - `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+//   - `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+//     `Credit Threshold Reached` events this subscription gets.
+//   - At most 20 subscriptions per workspace (409).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /workspaceapi/webhooks (the `CreateWebhook` operationId).
+func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error) {
+	rsp, err := c.CreateWebhook(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookResponse(rsp)
+}
+
+// DeleteWebhookWithResponse Delete a webhook subscription
+//
+// Deletes the subscription (204); deliveries already queued for it are dropped.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /workspaceapi/webhooks/{webhookId} (the `DeleteWebhook` operationId).
+func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
+	rsp, err := c.DeleteWebhook(ctx, webhookId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWebhookResponse(rsp)
+}
+
+// GetWebhookWithResponse Get a webhook subscription
+//
+// The subscription, never its secret. Workspace `admin` role, workspace-wide key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /workspaceapi/webhooks/{webhookId} (the `GetWebhook` operationId).
+func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhookId WebhookId, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
+	rsp, err := c.GetWebhook(ctx, webhookId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWebhookResponse(rsp)
+}
+
+// UpdateWebhookWithBodyWithResponse Change a webhook subscription
+//
+// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+// one, each with the rules of the create) and answers the subscription. Enabling a
+// subscription the delivery function disabled makes it receive new events again.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhookWithBody(ctx, webhookId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookResponse(rsp)
+}
+
+// UpdateWebhookWithResponse Change a webhook subscription
+//
+// Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+// one, each with the rules of the create) and answers the subscription. Enabling a
+// subscription the delivery function disabled makes it receive new events again.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /workspaceapi/webhooks/{webhookId} (the `UpdateWebhook` operationId).
+func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhook(ctx, webhookId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookResponse(rsp)
+}
+
+// ListWebhookDeliveriesWithResponse List a subscription's delivery attempts
+//
+// One page of the subscription's delivery attempts of the last 30 days, newest first:
+// each attempt's event, attempt number, time, the receiver's HTTP status (`null` when
+// none came) and what went wrong (`null` on success).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /workspaceapi/webhooks/{webhookId}/deliveries (the `ListWebhookDeliveries` operationId).
+func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Context, webhookId WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*ListWebhookDeliveriesResponse, error) {
+	rsp, err := c.ListWebhookDeliveries(ctx, webhookId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWebhookDeliveriesResponse(rsp)
+}
+
+// RotateWebhookSecretWithResponse Rotate a webhook subscription's secret
+//
+// Answers a new secret, shown this once; the previous one keeps signing beside it (a
+// second signature in `webhook-signature`) for 24 hours, so the receiver can switch.
+// Under an `Idempotency-Key` the answer is kept without the secret.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /workspaceapi/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
+	rsp, err := c.RotateWebhookSecret(ctx, webhookId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookSecretResponse(rsp)
+}
+
+// TestWebhookWithResponse Send a test delivery
+//
+// Queues one `Webhook Test` delivery to the subscription (202), signed and logged like any
+// other, even when the subscription is disabled; its deliveries log shows the outcome.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /workspaceapi/webhooks/{webhookId}/test (the `TestWebhook` operationId).
+func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, webhookId WebhookId, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error) {
+	rsp, err := c.TestWebhook(ctx, webhookId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestWebhookResponse(rsp)
 }
 
 // ParseGetAgentShortResponse parses an HTTP response from a GetAgentShortWithResponse call
@@ -19710,6 +22241,970 @@ func ParseGetVersionResponse(rsp *http.Response) (*GetVersionResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseListWebhooksResponse parses an HTTP response from a ListWebhooksWithResponse call
+func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWebhooksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListWebhooksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateWebhookResponse parses an HTTP response from a CreateWebhookWithResponse call
+func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CreateWebhook201JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest WebhooksBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest WebhookLimitReachedOrIdempotencyKeyInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateWebhookResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWebhookResponse parses an HTTP response from a DeleteWebhookWithResponse call
+func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest WebhookNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeleteWebhookResponse204Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteWebhookResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetWebhookResponse parses an HTTP response from a GetWebhookWithResponse call
+func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Webhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest WebhookNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateWebhookResponse parses an HTTP response from a UpdateWebhookWithResponse call
+func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Webhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest WebhooksBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest WebhookNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateWebhookResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 204:
+		var headers UpdateWebhookResponse204Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 409:
+		var headers UpdateWebhookResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListWebhookDeliveriesResponse parses an HTTP response from a ListWebhookDeliveriesWithResponse call
+func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliveriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWebhookDeliveriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookDeliveryList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest WebhookNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListWebhookDeliveriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateWebhookSecretResponse parses an HTTP response from a RotateWebhookSecretWithResponse call
+func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateWebhookSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSecret
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest WebhookNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RotateWebhookSecretResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers RotateWebhookSecretResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateWebhookSecretResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTestWebhookResponse parses an HTTP response from a TestWebhookWithResponse call
+func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest WebhookTestQueued
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest WebhooksForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest WebhookNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers TestWebhookResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 409:
+		var headers TestWebhookResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers TestWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

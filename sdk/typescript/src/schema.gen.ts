@@ -543,7 +543,17 @@ export interface paths {
          *     * For a past month, each agent's `creditsThisMonth` is its usage in that month and
          *       `creditsToday` is 0. Limits, `paused`, `status` and `statusReason` are always the
          *       current ones, whatever the month.
-         *     * Teams and agents are listed in `id` order.
+         *     * Teams and agents are listed in `id` order, the teams first, a page at a time: a page
+         *       holds up to `limit` teams (1 to 1,000, default 1,000) and, once the teams have ended
+         *       (on that page or an earlier one), up to `limit` agents; `nextCursor` asks for the next
+         *       page and is `null` on the last. A workspace of up to 1,000 teams and 1,000 agents gets
+         *       its whole report in one page. `month`, `totalCredits` and `defaultDailyCreditLimit`
+         *       are on every page; a page past the teams has `teams: []`. A cursor keeps the month of
+         *       the page that returned it (a report asked for without `month` stays on its month past
+         *       the month's end) and holds to the query it was made for but `limit`.
+         *     * A page reads what it returns and the month's totals, whatever the workspace's size.
+         *       Its figures are read with eventually consistent reads: usage recorded in the last
+         *       second may be missing from one page and counted on the next.
          */
         get: operations["getCreditsReport"];
         put?: never;
@@ -742,8 +752,8 @@ export interface paths {
          *     * Needs scope `read` and a key whose owner is a workspace `admin`; a team-scoped key
          *       gets 403.
          *     * Filters combine: `action`, `targetId`, `actorKeyId` and the half-open period
-         *       [`since`, `until`). A page reads at most `limit` entries of the log, whatever its
-         *       size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
+         *       [`since`, `until`). A page reads at most `limit` + 2 entries from each of the log's
+         *       partitions, whatever its size: with two or more of `action`, `targetId` and `actorKeyId`, a page may hold fewer
          *       than `limit` entries, even none, and still have a `nextCursor`; follow it until it is
          *       `null`.
          *     * A cursor belongs to its workspace and filters: with other filters it gives 400.
@@ -999,6 +1009,151 @@ export interface paths {
          *     of the workspace. A client that needs a feature added by a release compares it here.
          */
         get: operations["getVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaceapi/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's webhook subscriptions
+         * @description Every webhook subscription of the workspace, in creation order; never a secret. Not
+         *     paged: a workspace holds at most 20. Needs a workspace-wide key (a team-scoped key gets
+         *     403) whose owner is a workspace `admin` (403 otherwise), checked before anything is read.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to limit events
+         * @description Creates a subscription, answered 201 with the resource plus `secret` (`whsec_` and the
+         *     base64 of 32 random bytes), the only time it is shown: deliveries are signed with it
+         *     (docs/webhooks.md). Sent with an `Idempotency-Key`, the answer is kept without
+         *     `secret`: a repeat gets the resource alone (rotate the secret if the first answer was
+         *     lost).
+         *
+         *     * `url`: an absolute `https` URL whose host resolves to public addresses only (400
+         *       otherwise; checked again at every delivery). The local runner also takes `http` URLs
+         *       to loopback hosts.
+         *     * `eventTypes`: 1 or more of the limit events' detail types and `Webhook Disabled`.
+         *     * `thresholds` (optional): 1 to 5 whole percents of 1 to 100, default `[80, 100]`: the
+         *       `Credit Threshold Reached` events this subscription gets.
+         *     * At most 20 subscriptions per workspace (409).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaceapi/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description The subscription, never its secret. Workspace `admin` role, workspace-wide key.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription (204); deliveries already queued for it are dropped.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook subscription
+         * @description Changes `url`, `eventTypes`, `description`, `thresholds` and/or `disabled` (at least
+         *     one, each with the rules of the create) and answers the subscription. Enabling a
+         *     subscription the delivery function disabled makes it receive new events again.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/workspaceapi/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook subscription's secret
+         * @description Answers a new secret, shown this once; the previous one keeps signing beside it (a
+         *     second signature in `webhook-signature`) for 24 hours, so the receiver can switch.
+         *     Under an `Idempotency-Key` the answer is kept without the secret.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaceapi/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery
+         * @description Queues one `Webhook Test` delivery to the subscription (202), signed and logged like any
+         *     other, even when the subscription is disabled; its deliveries log shows the outcome.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaceapi/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a subscription's delivery attempts
+         * @description One page of the subscription's delivery attempts of the last 30 days, newest first:
+         *     each attempt's event, attempt number, time, the receiver's HTTP status (`null` when
+         *     none came) and what went wrong (`null` on success).
+         */
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1571,7 +1726,7 @@ export interface components {
              */
             paused: boolean;
         };
-        /** @description Response of `GET /workspaceapi/credits`. */
+        /** @description Response of `GET /workspaceapi/credits`, a page of the report. */
         CreditsReport: {
             /** @description The UTC month reported, `YYYY-MM`. */
             month: string;
@@ -1579,7 +1734,7 @@ export interface components {
             totalCredits: number;
             /** @description The workspace's default daily limit per agent; `null` when there is none. */
             defaultDailyCreditLimit: number | null;
-            /** @description Every team of the workspace, in `id` order. */
+            /** @description The page's teams, in `id` order; the teams come before the agents, so a page past them has none. */
             teams: {
                 /** @description Id of the team. */
                 id: string;
@@ -1592,7 +1747,7 @@ export interface components {
                 /** @description Whether the team's agents are paused now by its limit. */
                 paused: boolean;
             }[];
-            /** @description Every agent of the workspace, restricted and personal ones included, in `id` order. */
+            /** @description The page's agents, restricted and personal ones included, in `id` order; none until the teams have ended. */
             agents: {
                 /** @description Id of the agent. */
                 id: string;
@@ -1619,6 +1774,8 @@ export interface components {
                  */
                 statusReason: "daily_limit" | "monthly_limit" | "team_limit" | "disabled" | null;
             }[];
+            /** @description The `cursor` of the next page; `null` on the last page. */
+            nextCursor: string | null;
         };
         /** @description Response of `GET /workspaceapi/agents/{agentId}/usage`. */
         AgentUsage: {
@@ -1811,7 +1968,7 @@ export interface components {
          * @description What an audit entry records.
          * @enum {string}
          */
-        AuditAction: "invite.created" | "invite.revoked" | "invite.removed" | "agent.limits_changed" | "agent.daily_usage_reset" | "agent.credit_details_changed" | "agent.tags_changed" | "member.tags_changed" | "team.tags_changed" | "team.created" | "team.renamed" | "team.limit_changed" | "team.member_set" | "team.member_removed" | "agent.stopped" | "agent.resumed" | "team.paused" | "team.resumed" | "agent.disabled" | "agent.enabled" | "key.created" | "key.updated" | "key.revoked" | "workspace.created" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "invite.accepted" | "agent.added" | "agent.updated" | "agent.removed";
+        AuditAction: "invite.created" | "invite.revoked" | "invite.removed" | "agent.limits_changed" | "agent.daily_usage_reset" | "agent.credit_details_changed" | "agent.tags_changed" | "member.tags_changed" | "team.tags_changed" | "team.created" | "team.renamed" | "team.limit_changed" | "team.member_set" | "team.member_removed" | "agent.stopped" | "agent.resumed" | "team.paused" | "team.resumed" | "agent.disabled" | "agent.enabled" | "key.created" | "key.updated" | "key.revoked" | "workspace.created" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "invite.accepted" | "agent.added" | "agent.updated" | "agent.removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled";
         /** @description One change to the workspace. */
         AuditEntry: {
             /** @description The entry's id. */
@@ -1829,7 +1986,7 @@ export interface components {
                  * @description The kind of entity.
                  * @enum {string}
                  */
-                type: "invite" | "agent" | "member" | "team" | "key" | "workspace";
+                type: "invite" | "agent" | "member" | "team" | "key" | "workspace" | "webhook";
                 /** @description The entity's id. */
                 id: string;
             };
@@ -1857,10 +2014,10 @@ export interface components {
             /** @constant */
             type: "system";
             /**
-             * @description `ingest` (usage events), `scheduler` (new days and months), `retention` (expired invitations removed), `platform` (provisioning events: workspaces, members, invitations accepted and agents the platform sends).
+             * @description `ingest` (usage events), `scheduler` (new days and months), `retention` (expired invitations removed), `platform` (provisioning events: workspaces, members, invitations accepted and agents the platform sends), `webhooks` (a subscription disabled after its deliveries failed for a day).
              * @enum {string}
              */
-            name: "ingest" | "scheduler" | "retention" | "platform";
+            name: "ingest" | "scheduler" | "retention" | "platform" | "webhooks";
         };
         /** @description A member of the workspace. */
         Member: {
@@ -2332,6 +2489,128 @@ export interface components {
                 note: string;
             }[];
         };
+        /** @description A webhook subscription; never its secret. */
+        Webhook: {
+            /** @description The subscription's id (`wh_...`). */
+            id: string;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description The event types delivered. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Free text; empty when none was given. */
+            description: string;
+            /** @description The shares of a limit, in percent, whose `Credit Threshold Reached` events are delivered. */
+            thresholds: number[];
+            /** @description `true` when an admin disabled it, or its deliveries failed for over 24 hours. */
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (UTC).
+             */
+            createdAt: string;
+        };
+        /**
+         * @description An event type a subscription may ask for.
+         * @enum {string}
+         */
+        WebhookEventType: "Agent Stopped" | "Agent Resumed" | "Team Paused" | "Team Resumed" | "Agent Disabled" | "Agent Enabled" | "Credit Threshold Reached" | "Webhook Disabled";
+        /** @description The 201 of `POST /workspaceapi/webhooks`, with the secret shown this once. */
+        WebhookCreated: components["schemas"]["WebhookWithSecret"];
+        /** @description A subscription and its secret. */
+        WebhookWithSecret: {
+            /** @description The subscription's id. */
+            id: string;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description The event types delivered. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Free text. */
+            description: string;
+            /** @description The threshold percents delivered. */
+            thresholds: number[];
+            /** @description Whether deliveries are stopped. */
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (UTC).
+             */
+            createdAt: string;
+            /** @description The signing secret, shown this once. */
+            secret: string;
+        };
+        /** @description The 201 of `POST /workspaceapi/webhooks` by a key without the `read` scope. */
+        WebhookCreatedMinimal: {
+            /** @description The subscription's id. */
+            id: string;
+            /** @description The signing secret, shown this once. */
+            secret: string;
+        };
+        /** @description A rotated secret, shown this once; empty on a repeat under the same Idempotency-Key. */
+        WebhookSecret: {
+            /** @description The new signing secret. */
+            secret?: string;
+        };
+        /** @description The 202 of a test delivery. */
+        WebhookTestQueued: {
+            /** @description The test event's id, its deliveries' `webhook-id`. */
+            eventId: string;
+        };
+        /** @description Response of `GET /workspaceapi/webhooks`. */
+        WebhookList: {
+            /** @description The subscriptions, in creation order. */
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /** @description Body of `POST /workspaceapi/webhooks`. */
+        CreateWebhookRequest: {
+            /** @description An absolute https URL to a public host. */
+            url: string;
+            /** @description The event types to deliver, no repeats. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Free text. */
+            description?: string;
+            /** @description Threshold percents, no repeats; default `[80, 100]`. */
+            thresholds?: number[];
+        };
+        /** @description Body of `PATCH /workspaceapi/webhooks/{webhookId}`; at least one field. */
+        UpdateWebhookRequest: {
+            /** @description An absolute https URL to a public host. */
+            url?: string;
+            /** @description The event types to deliver. */
+            eventTypes?: components["schemas"]["WebhookEventType"][];
+            /** @description Free text. */
+            description?: string;
+            /** @description Threshold percents. */
+            thresholds?: number[];
+            /** @description Stop (`true`) or resume (`false`) deliveries. */
+            disabled?: boolean;
+        };
+        /** @description One delivery attempt. */
+        WebhookDelivery: {
+            /** @description The attempt's id. */
+            id: string;
+            /** @description The event's id (the delivery's `webhook-id`, the same on every attempt). */
+            eventId: string;
+            /** @description The event's type. */
+            eventType: string;
+            /** @description 1 for the first attempt, then each retry. */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When it was made (UTC).
+             */
+            attemptedAt: string;
+            /** @description The receiver's HTTP status; `null` when none came. */
+            status: number | null;
+            /** @description What went wrong; `null` on success. */
+            error: string | null;
+        };
+        /** @description Response of `GET /workspaceapi/webhooks/{webhookId}/deliveries`. */
+        WebhookDeliveryList: {
+            /** @description This page's attempts, newest first. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description The cursor of the next page; `null` after the last page. */
+            nextCursor: string | null;
+        };
     };
     responses: {
         /**
@@ -2771,7 +3050,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `month` is not a month written `YYYY-MM`, is after the current month, or is given twice. */
+        /**
+         * @description A query parameter is invalid: `month` is not a month written `YYYY-MM` or is after the
+         *     current month, `limit` is not a whole number from 1 to 1,000, `cursor` is not one this
+         *     report returned for the query, or a parameter is given twice.
+         */
         CreditsBadQuery: {
             headers: {
                 [name: string]: unknown;
@@ -2942,10 +3225,55 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Authenticated, but not allowed: the key lacks the operation's scope, it is team-scoped
+         *     (the webhooks endpoints are workspace-wide), or its owner is not a workspace `admin`.
+         */
+        WebhooksForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request is invalid: malformed JSON, an unknown field, a URL that is not https to a
+         *     public host, unknown or repeated event types, thresholds outside 1 to 100 or more than
+         *     5, a description over 500 characters, or a change that names no field.
+         */
+        WebhooksBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such subscription in the workspace (unknown, deleted, of another workspace, or an id over 256 characters). */
+        WebhookNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The workspace has 20 subscriptions already, or the Idempotency-Key's first request is still running. */
+        WebhookLimitReachedOrIdempotencyKeyInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Id of the agent; an id longer than 256 characters is not found. */
         AgentId: string;
+        /** @description Id of the webhook subscription. */
+        WebhookId: string;
         /** @description Id of the API key. */
         KeyId: string;
         /** @description Id of the team. */
@@ -3673,6 +4001,10 @@ export interface operations {
             query?: {
                 /** @description A UTC calendar month, `YYYY-MM` of the years 1970 to 9999 (400 otherwise), not after the current one; the current month when not given. */
                 month?: string;
+                /** @description Most teams, and most agents, of the page, 1 to 1,000. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, for the same `month` (or none, as that page was asked for). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3680,7 +4012,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The credits report of the month. */
+            /** @description A page of the credits report of the month. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4468,6 +4800,337 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeForbidden"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace's subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+                 *     your choosing, unique per request, such as a UUID. The first completed answer under it
+                 *     is kept for 24 hours; sending the same request (method, path, query and body, byte for
+                 *     byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+                 *     and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+                 *     characters (`!` to `~`); anything else, or the header twice, answers 400.
+                 * @example 7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c0a57
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The new subscription. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its secret (shown this once; not on a repeat). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"] | components["schemas"]["Webhook"] | components["schemas"]["WebhookCreatedMinimal"] | components["schemas"]["WriteCreatedMinimal"];
+                };
+            };
+            400: components["responses"]["WebhooksBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            409: components["responses"]["WebhookLimitReachedOrIdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+                 *     your choosing, unique per request, such as a UUID. The first completed answer under it
+                 *     is kept for 24 hours; sending the same request (method, path, query and body, byte for
+                 *     byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+                 *     and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+                 *     characters (`!` to `~`); anything else, or the header twice, answers 400.
+                 * @example 7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c0a57
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+                 *     your choosing, unique per request, such as a UUID. The first completed answer under it
+                 *     is kept for 24 hours; sending the same request (method, path, query and body, byte for
+                 *     byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+                 *     and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+                 *     characters (`!` to `~`); anything else, or the header twice, answers 400.
+                 * @example 7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c0a57
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription as it now is. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            204: components["responses"]["WriteWithoutRead"];
+            400: components["responses"]["WebhooksBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+                 *     your choosing, unique per request, such as a UUID. The first completed answer under it
+                 *     is kept for 24 hours; sending the same request (method, path, query and body, byte for
+                 *     byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+                 *     and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+                 *     characters (`!` to `~`); anything else, or the header twice, answers 400.
+                 * @example 7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c0a57
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret (an empty object on a repeat). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again (see Idempotency keys in the introduction): a key of
+                 *     your choosing, unique per request, such as a UUID. The first completed answer under it
+                 *     is kept for 24 hours; sending the same request (method, path, query and body, byte for
+                 *     byte) with the same key again gets that answer again with `Idempotent-Replayed: true`
+                 *     and changes nothing. Keys are per API key and workspace. 1 to 255 visible ASCII
+                 *     characters (`!` to `~`); anything else, or the header twice, answers 400.
+                 * @example 7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c0a57
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery is queued. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestQueued"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Attempts per page, 1 to 1000; 100 when not given. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; omit for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the webhook subscription. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
 }

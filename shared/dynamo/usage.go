@@ -49,7 +49,10 @@ type UsageReport struct {
 //
 // Round trips per workspace for a batch that crosses no limit: one
 // BatchGetItem (the agents), one TransactWriteItems per chunk, one
-// BatchGetItem per 100 keys of standings.
+// UpdateItem per agent (its latest activity, at once), one BatchGetItem per
+// 100 keys of standings (settleReads; one more for the usage shards of
+// teams with a limit), and one transaction per agent whose month is not
+// listed yet (its first usage of the month).
 func (s *Store) ApplyUsage(ctx context.Context, by workspace.Actor, events []workspace.Usage, now time.Time) UsageReport {
 	groups := workspace.ByWorkspace(events)
 	reps := make([]UsageReport, len(groups))

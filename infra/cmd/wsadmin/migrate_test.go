@@ -26,11 +26,11 @@ func TestMigrateRunsTheStepsAndReportsThem(t *testing.T) {
 		t.Fatalf("status before: %d %s", code, out)
 	}
 	out, code = wsadmin("migrate", "-segments", "2")
-	if code != 0 || !strings.Contains(out, "every step done: the table has layout 3") {
+	if code != 0 || !strings.Contains(out, "every step done: the table has layout 4") {
 		t.Fatalf("migrate: %d %s", code, out)
 	}
 	out, code = wsadmin("migrate", "-status")
-	if code != 0 || strings.Contains(out, "pending") || strings.Count(out, "done") != 3 {
+	if code != 0 || strings.Contains(out, "pending") || strings.Count(out, "done") != 4 {
 		t.Fatalf("status after: %d %s", code, out)
 	}
 	out, code = wsadmin("migrate", "-workspace", "ws_none")

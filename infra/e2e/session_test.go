@@ -37,9 +37,11 @@ const (
 func TestTheTemplateGivesEachFunctionItsEnvironment(t *testing.T) {
 	root := apitest.RepoRoot(t)
 	overrides := map[string]map[string]string{
-		"Parameters":      {"TABLE_NAME": "from-env-json", "DYNAMODB_ENDPOINT": "http://127.0.0.1:8000"},
-		"InvitesFunction": {"MAIL_FROM": ""},
-		"EventsFunction":  {"EVENT_BUS_NAME": ""},
+		"Parameters":              {"TABLE_NAME": "from-env-json", "DYNAMODB_ENDPOINT": "http://127.0.0.1:8000"},
+		"InvitesFunction":         {"MAIL_FROM": ""},
+		"EventsFunction":          {"EVENT_BUS_NAME": "", "WEBHOOK_QUEUE_URL": ""},
+		"WebhooksFunction":        {"WEBHOOK_QUEUE_URL": ""},
+		"WebhookDeliveryFunction": {"WEBHOOK_QUEUE_URL": ""},
 	}
 	params := map[string]string{"InviteAcceptUrl": "https://accept.invalid/i", "InviteRetentionDays": "30"}
 	configs, err := templateFunctions(filepath.Join(root, "template.yaml"), "the-table", params, overrides)
@@ -346,6 +348,17 @@ func TestOneSessionThroughThePackagedBinaries(t *testing.T) {
 		}
 		if after.SeatsUsed != ws.SeatsUsed-1 {
 			t.Errorf("seatsUsed: got %d, want %d (one seat freed)", after.SeatsUsed, ws.SeatsUsed-1)
+		}
+	})
+	run([]step{
+		{name: "the webhooks list", method: "GET", path: "/workspaceapi/webhooks", key: adminKey, want: 200, contains: []string{`"webhooks":[]`}},
+	})
+	t.Run("WebhookDeliveryFunction drops a delivery whose subscription is gone", func(t *testing.T) {
+		msg := `{"workspaceId": "ws_acme", "webhookId": "wh_gone", "eventId": "evt_e2e_hook", "eventType": "Webhook Test",
+			"timestamp": "` + time.Now().UTC().Format(time.RFC3339) + `", "data": {}, "attempt": 0}`
+		body := d.invoke(t, "WebhookDeliveryFunction", awsevents.SQSBatch(msg))
+		if got, want := string(body), `{"batchItemFailures":[]}`; got != want {
+			t.Errorf("webhook delivery: got %s, want %s", got, want)
 		}
 	})
 	t.Run("a limit event's outbox insertion is published by EventsFunction", func(t *testing.T) {

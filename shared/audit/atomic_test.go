@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -68,10 +69,24 @@ func (a *auditedTransactions) option(fn string) func(*dynamodb.Options) {
 						// The scheduler's run item (a day's lease and the
 						// partitions it finished) changes nothing of a
 						// workspace: bookkeeping, not a change to audit.
-						if pk, ok := v.Key["PK"].(*types.AttributeValueMemberS); !ok || !strings.HasPrefix(pk.Value, "SCHEDULER#") {
+						// Nor does an agent's latest activity, which ingest
+						// moves forward after the usage committed.
+						pk, _ := v.Key["PK"].(*types.AttributeValueMemberS)
+						sk, _ := v.Key["SK"].(*types.AttributeValueMemberS)
+						scheduler := pk != nil && strings.HasPrefix(pk.Value, "SCHEDULER#")
+						names := slices.Collect(maps.Values(v.ExpressionAttributeNames))
+						activity := fn == "IngestFunction" && sk != nil && sk.Value == "STATE" &&
+							slices.Contains(names, "lastActivityAt") && !slices.Contains(names, "version")
+						if !scheduler && !activity {
 							a.bare = append(a.bare, fmt.Sprintf("%s %T", fn, v))
 						}
-					case *dynamodb.PutItemInput, *dynamodb.DeleteItemInput, *dynamodb.BatchWriteItemInput:
+					case *dynamodb.PutItemInput:
+						// An agent's month listing entry is an index of usage
+						// already counted, not a change.
+						if e, ok := v.Item["entity"].(*types.AttributeValueMemberS); !ok || e.Value != "usageListing" {
+							a.bare = append(a.bare, fmt.Sprintf("%s %T", fn, v))
+						}
+					case *dynamodb.DeleteItemInput, *dynamodb.BatchWriteItemInput:
 						a.bare = append(a.bare, fmt.Sprintf("%s %T", fn, v))
 					}
 					a.mu.Unlock()

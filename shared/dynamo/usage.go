@@ -351,7 +351,7 @@ func (s *Store) settleUsage(ctx context.Context, by workspace.Actor, events []wo
 			rep.Transitions = append(rep.Transitions, *tr)
 		}
 		for month := range months[agentRef{ws: r.ws, agent: r.agent}] {
-			if err == nil && !usageListed(st.items[[2]string{agentDataPK(r.ws, r.agent), usageSK(month)}]) {
+			if err == nil && !usageListed(st, r, month) {
 				err = s.listUsageMonth(ctx, r, month)
 			}
 		}
@@ -389,7 +389,7 @@ func (s *Store) settleReads(ctx context.Context, refs []agentRef, agents map[age
 		keys = append(keys, [2]string{agentDataPK(r.ws, r.agent), skState}, [2]string{wsPK(r.ws), skMeta})
 		keys = append(keys, [2]string{agentDataPK(r.ws, r.agent), usageSK(month)})
 		for m := range months[agentRef{ws: r.ws, agent: r.agent}] {
-			keys = append(keys, [2]string{agentDataPK(r.ws, r.agent), usageSK(m)})
+			keys = append(keys, [2]string{agentDataPK(r.ws, r.agent), usageSK(m)}, [2]string{agentDataPK(r.ws, r.agent), listingSK(m)})
 		}
 		if r.team != "" {
 			keys = append(keys, [2]string{wsPK(r.ws), teamSK(r.team)}, [2]string{teamDataPK(r.ws, r.team), skState})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,11 +41,17 @@ const (
 
 func listingSK(month string) string { return prefixListing + month }
 
-// usageListed reports whether the month usage item raw (nil: none, nothing
-// to list) is in the month listings: a listing item was written for it, or
-// it carries the listing keys itself (written before release 3.0.0).
-func usageListed(raw item) bool {
+// usageListed reports whether agent r's month is in the month listings, as
+// st read it (with its usage item and its listing item, settleReads): its
+// listing item exists, or its usage item carries the listing keys itself
+// (written before release 3.0.0) or the mark of an earlier listing; no usage
+// item, nothing to list.
+func usageListed(st *standings, r agentRef, month string) bool {
+	raw := st.items[[2]string{agentDataPK(r.ws, r.agent), usageSK(month)}]
 	if raw == nil {
+		return true
+	}
+	if _, ok := st.items[[2]string{agentDataPK(r.ws, r.agent), listingSK(month)}]; ok {
 		return true
 	}
 	_, listed := raw[attrListed]
@@ -52,9 +59,12 @@ func usageListed(raw item) bool {
 	return listed || indexed
 }
 
-// listUsageMonth puts agent r in month's listings: its listing item and the
-// mark on its usage item, in one transaction (the usage item must exist), so
-// a failure leaves it unlisted and the next usage lists it.
+// listUsageMonth puts agent r in month's listings: its listing item, put
+// once (attribute_not_exists; finding it there already is success). It is a
+// single write to an item no transaction holds, never to the usage item,
+// which every usage transaction of the agent holds: the listing neither
+// waits for nor cancels them. A failure leaves it unlisted and the agent's
+// events go back to the queue; their redelivery lists it.
 func (s *Store) listUsageMonth(ctx context.Context, r agentRef, month string) error {
 	it := map[string]any{attrPK: agentDataPK(r.ws, r.agent), attrSK: listingSK(month), attrEntity: typeUsageListing}
 	for _, a := range usageIndexAttrs(r, month) {
@@ -64,17 +74,15 @@ func (s *Store) listUsageMonth(ctx context.Context, r agentRef, month string) er
 	if err != nil {
 		return err
 	}
-	mark, err := s.update(key(agentDataPK(r.ws, r.agent), usageSK(month)),
-		expression.Set(expression.Name(attrListed), expression.Value(true)), ptr(expression.AttributeExists(expression.Name(attrPK))))
+	e, err := build(expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))))
 	if err != nil {
 		return err
 	}
-	failed, err := s.transact(ctx, []types.TransactWriteItem{s.put(raw, built{}), mark})
-	if err != nil {
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: raw,
+		ConditionExpression: e.Condition(), ExpressionAttributeNames: e.Names()})
+	var there *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &there) {
 		return fmt.Errorf("list usage month: %w", err)
-	}
-	if len(failed) > 0 {
-		return errors.New("list usage month: the usage item is gone")
 	}
 	return nil
 }
@@ -177,6 +185,10 @@ func (s *Store) UsageMonthPage(ctx context.Context, ws, team, month, after strin
 			return nil, false, err
 		}
 	}
+	// An agent's month is listed once, by its listing item or (before
+	// release 3.0.0) its usage item; a backfill racing a first usage may
+	// leave both, next to each other in the index's order: one is kept.
+	listed = slices.CompactFunc(listed, func(a, b usageListing) bool { return a.AgentID == b.AgentID })
 	usage = make([]workspace.AgentMonthSpend, len(listed))
 	for i, u := range listed {
 		if u.listingItem {
@@ -299,8 +311,27 @@ func (s *Store) indexAgentUsage(ctx context.Context, r agentRef) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
+	var listings []string
+	if len(months) > 0 {
+		// A month listed by its listing item (release 3.0.0) keeps it.
+		e, err := build(expression.NewBuilder().WithKeyCondition(prefixed(agentDataPK(r.ws, r.agent), prefixListing)).
+			WithProjection(expression.NamesList(expression.Name(attrSK))))
+		if err != nil {
+			return 0, err
+		}
+		listings, err = queryAll(ctx, s, &dynamodb.QueryInput{
+			KeyConditionExpression: e.KeyCondition(), ProjectionExpression: e.Projection(),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		}, "agent usage listings", func(k keys) string { return strings.TrimPrefix(k.SK, prefixListing) })
+		if err != nil {
+			return 0, err
+		}
+	}
 	var n int64
 	for _, month := range months {
+		if slices.Contains(listings, month) {
+			continue
+		}
 		var upd expression.UpdateBuilder
 		upd = indexUsage(upd, r, month)
 		cond := expression.AttributeExists(expression.Name(attrPK)).And(unlisted)

@@ -230,8 +230,8 @@ func TestSettlingABatchThatCrossesNothingReadsOnlyTheStandings(t *testing.T) {
 	apply("e1x", "e2x", "e1y")
 	want := [][]string{
 		{"WS#ws2 AGENT#b1", "WS#ws2 AGENT#b2"}, // before the write: the agents
-		{"WS#ws2 META", "WS#ws2 TEAM#tn", "WS#ws2#AGENTDATA#b1 STATE", "WS#ws2#AGENTDATA#b1 USAGE#2026-11",
-			"WS#ws2#AGENTDATA#b2 STATE", "WS#ws2#AGENTDATA#b2 USAGE#2026-11", "WS#ws2#TEAMDATA#tn STATE"},
+		{"WS#ws2 META", "WS#ws2 TEAM#tn", "WS#ws2#AGENTDATA#b1 LISTING#2026-11", "WS#ws2#AGENTDATA#b1 STATE", "WS#ws2#AGENTDATA#b1 USAGE#2026-11",
+			"WS#ws2#AGENTDATA#b2 LISTING#2026-11", "WS#ws2#AGENTDATA#b2 STATE", "WS#ws2#AGENTDATA#b2 USAGE#2026-11", "WS#ws2#TEAMDATA#tn STATE"},
 	}
 	if !reflect.DeepEqual(reads, want) {
 		t.Errorf("reads %v,\nwant %v", reads, want)

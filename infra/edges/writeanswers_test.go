@@ -52,15 +52,35 @@ func TestWritesAnswerKeysWithoutReadNothingTheyCouldNotGet(t *testing.T) {
 		{"POST /workspaceapi/keys", "/workspaceapi/keys", writeOnlyKey, `{"name": "write only too", "scopes": ["write"], "expiresInDays": 30}`, 201},
 		{"PATCH /workspaceapi/keys/{keyId}", "/workspaceapi/keys/key_acme_write_only", writeOnlyKey, `{"name": "Acme write-only key"}`, 204},
 		{"DELETE /workspaceapi/keys/{keyId}", "/workspaceapi/keys/{created}", writeOnlyKey, "", 204},
+		{"POST /workspaceapi/webhooks", "/workspaceapi/webhooks", writeOnlyKey, `{"url": "https://93.184.215.14/hooks", "eventTypes": ["Agent Stopped"]}`, 201},
+		{"PATCH /workspaceapi/webhooks/{webhookId}", "/workspaceapi/webhooks/{webhook}", writeOnlyKey, `{"description": "on call"}`, 204},
+		{"POST /workspaceapi/webhooks/{webhookId}/rotate-secret", "/workspaceapi/webhooks/{webhook}/rotate-secret", writeOnlyKey, "", 200},
+		{"POST /workspaceapi/webhooks/{webhookId}/test", "/workspaceapi/webhooks/{webhook}/test", writeOnlyKey, "", 202},
+		{"DELETE /workspaceapi/webhooks/{webhookId}", "/workspaceapi/webhooks/{webhook}", writeOnlyKey, "", 204},
 	}
+	var webhook string // the id of the subscription the write-only key makes
 	covered := map[string]bool{}
 	for _, st := range steps {
 		covered[st.route] = true
 		method, _, _ := strings.Cut(st.route, " ")
-		path := strings.Replace(st.path, "{created}", created, 1)
+		path := strings.Replace(strings.Replace(st.path, "{created}", created, 1), "{webhook}", webhook, 1)
 		res := env.Do(t, method, path, st.key, st.body)
 		if res.Status != st.want {
 			t.Errorf("%s: got %d %s, want %d", st.route, res.Status, res.Body, st.want)
+			continue
+		}
+		// A webhook's secret is shown to the key that made or rotated it,
+		// whatever its scopes (it is the only time it is shown); a test
+		// delivery answers the id of the event it queued.
+		if strings.Contains(st.route, "/webhooks") && res.Status != 204 {
+			var body map[string]any
+			res.JSON(t, &body)
+			if !onlyKeys(body, []string{"id", "secret", "eventId"}) {
+				t.Errorf("%s: %d %s, want the id, the secret or the event id alone", st.route, res.Status, res.Body)
+			}
+			if id, ok := body["id"].(string); ok && st.route == "POST /workspaceapi/webhooks" {
+				webhook = id
+			}
 			continue
 		}
 		switch res.Status {

@@ -114,7 +114,7 @@ func TestTheTemplateGivesEachFunctionItsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mem) != 16 || mem["AuthorizerFunction"] != 128 || mem["ChatsFunction"] != 1769 {
+	if len(mem) != 18 || mem["AuthorizerFunction"] != 128 || mem["ChatsFunction"] != 1769 {
 		t.Errorf("got %v", mem)
 	}
 }

@@ -65,6 +65,14 @@ var budgets = map[string]budget{
 	"DELETE /workspaceapi/keys/{keyId}":                     {2, 2, "the reference (GetItem), then a transaction (docs/api-keys.md)"},
 	"GET /workspaceapi/members":                             {1, 1, "one Query (shared/members tests)"},
 	"GET /workspaceapi/version":                             {0, 0, "reads nothing (shared/release)"},
+	"GET /workspaceapi/webhooks":                            {1, 1, "one Query of the subscriptions and their count (docs/webhooks.md)"},
+	"POST /workspaceapi/webhooks":                           {3, 3, "the Query of the subscriptions, the transaction of the new one, its count, the workspace and the audit entry; the idempotency claim (docs/webhooks.md)"},
+	"GET /workspaceapi/webhooks/{webhookId}":                {1, 1, "the subscription (docs/webhooks.md)"},
+	"PATCH /workspaceapi/webhooks/{webhookId}":              {3, 3, "the Query of the subscriptions, the change's transaction; the idempotency claim (docs/webhooks.md)"},
+	"DELETE /workspaceapi/webhooks/{webhookId}":             {3, 3, "the Query of the subscriptions, the delete's transaction; the idempotency claim (docs/webhooks.md)"},
+	"POST /workspaceapi/webhooks/{webhookId}/rotate-secret": {3, 3, "the Query of the subscriptions, the rotation's transaction; the idempotency claim (docs/webhooks.md)"},
+	"POST /workspaceapi/webhooks/{webhookId}/test":          {2, 2, "the subscription, found or not (docs/webhooks.md)"},
+	"GET /workspaceapi/webhooks/{webhookId}/deliveries":     {2, 2, "the subscription, then one Query of its deliveries (docs/webhooks.md)"},
 	"GET /workspaceapi/audit-log":                           {17, 1, "a Query per shard of the log and one of the partition 2.0.0 wrote, at once (shared/audit tests)"},
 	"POST /workspaceapi/members/tags":                       {2, 2, "a BatchGetItem per 100 ids, then a transaction per changed member: its update and its audit entry (README)"},
 	"GET /workspaceapi/teams":                               {2, 2, "the workspace (team settings), a Query of its teams"},
@@ -152,6 +160,33 @@ func warmPlan(nonce string) [][]endpoint {
 				return request{method: "DELETE", path: "/workspaceapi/keys/" + keyID, key: adminKey}
 			}},
 	}
+	var webhookID string
+	hook := func(route, method, suffix, body string, want int) endpoint {
+		return endpoint{route: route, what: method + " /workspaceapi/webhooks/{the subscription just made}" + suffix + " " + body, want: want,
+			req: func(int) request {
+				return request{method: method, path: "/workspaceapi/webhooks/" + webhookID + suffix, key: adminKey, body: body}
+			}}
+	}
+	webhooks := []endpoint{
+		{route: "POST /workspaceapi/webhooks", what: `POST /workspaceapi/webhooks {"url": "https://93.184.215.14/hooks/<i>", "eventTypes": ["Agent Stopped"]}`, want: 201,
+			req: func(i int) request {
+				return request{method: "POST", path: "/workspaceapi/webhooks", key: adminKey,
+					body: fmt.Sprintf(`{"url": "https://93.184.215.14/hooks/%s-%d", "eventTypes": ["Agent Stopped"]}`, nonce, i)}
+			},
+			after: func(body []byte) error {
+				var created struct{ ID string }
+				if err := json.Unmarshal(body, &created); err != nil || created.ID == "" {
+					return fmt.Errorf("no webhook id in %.200s", body)
+				}
+				webhookID = created.ID
+				return nil
+			}},
+		hook("GET /workspaceapi/webhooks/{webhookId}", "GET", "", "", 200),
+		hook("PATCH /workspaceapi/webhooks/{webhookId}", "PATCH", "", `{"description": "bench"}`, 200),
+		hook("POST /workspaceapi/webhooks/{webhookId}/rotate-secret", "POST", "/rotate-secret", "", 200),
+		hook("GET /workspaceapi/webhooks/{webhookId}/deliveries", "GET", "/deliveries", "", 200),
+		hook("DELETE /workspaceapi/webhooks/{webhookId}", "DELETE", "", "", 204),
+	}
 	createTeam := []endpoint{{route: "POST /workspaceapi/teams", what: `POST /workspaceapi/teams {"name": "Bench <i>"}`, want: 201,
 		req: func(i int) request {
 			return request{method: "POST", path: "/workspaceapi/teams", key: adminKey, body: fmt.Sprintf(`{"name": "Bench %s %d"}`, nonce, i)}
@@ -185,6 +220,12 @@ func warmPlan(nonce string) [][]endpoint {
 		keys,
 		get("GET /workspaceapi/members", "/workspaceapi/members", adminKey),
 		get("GET /workspaceapi/version", "/workspaceapi/version", readOnlyKey),
+		get("GET /workspaceapi/webhooks", "/workspaceapi/webhooks", adminKey),
+		webhooks,
+		[]endpoint{{route: "POST /workspaceapi/webhooks/{webhookId}/test", what: "POST /workspaceapi/webhooks/{a subscription of none}/test", want: 404,
+			req: func(int) request {
+				return request{method: "POST", path: "/workspaceapi/webhooks/wh_none/test", key: adminKey}
+			}}},
 		get("GET /workspaceapi/audit-log", "/workspaceapi/audit-log", adminKey),
 		alternate("POST /workspaceapi/members/tags", "POST", "/workspaceapi/members/tags",
 			`{"ids": ["usr_priya"], "tags": [%q], "mode": "set"}`, "marketing", "growth"),

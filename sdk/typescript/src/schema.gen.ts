@@ -4940,6 +4940,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["WebhooksBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
@@ -5039,6 +5040,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
+            400: components["responses"]["WebhooksBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
@@ -5084,6 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestQueued"];
                 };
             };
+            400: components["responses"]["WebhooksBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
